@@ -1,0 +1,37 @@
+# Two commands matter: `make run` and `make test`. Both set everything up first.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+
+# Snapshot tests need these before pytest imports textual; exported for every recipe.
+export TEXTUAL_ANIMATIONS := none
+export TZ := UTC
+unexport NO_COLOR
+
+.PHONY: run test demo bench snapshots-update clean
+
+$(STAMP): pyproject.toml
+	@$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is needed (found %s)" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install --quiet --upgrade pip
+	$(BIN)/python -m pip install --quiet -e '.[test]'
+	@touch $(STAMP)
+
+run: $(STAMP)
+	$(BIN)/agentctx-tui
+
+test: $(STAMP)
+	$(BIN)/python -m pytest -n auto -q
+
+demo: $(STAMP)
+	$(BIN)/python -m tests.fakes.demo
+
+bench: $(STAMP)
+	$(BIN)/python -m bench
+
+snapshots-update: $(STAMP)
+	$(BIN)/python -m pytest tests/tui -q --snapshot-update
+
+clean:
+	rm -rf $(VENV) .pytest_cache

@@ -1,0 +1,226 @@
+"""Settings: defaults < user settings.yaml < project .qwen/settings.yaml < env < flags.
+
+A malformed file is an error that names the file and line; an unknown key or a
+value of the wrong type is a warning and the value is ignored, so one typo never
+keeps the app from starting.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import types
+import typing
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.paths import Paths
+
+APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
+
+
+class SettingsError(Exception):
+    """A settings file that cannot be read at all."""
+
+
+@dataclass
+class ModelSettings:
+    name: str = ""
+    base_url: str = ""
+    api_key: str = ""
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+    temperature: float | None = None
+    connect_timeout: float = 10.0
+    # Longest silence tolerated between two chunks of a streamed reply.
+    read_timeout: float = 120.0
+    max_retries: int = 4
+    max_retry_seconds: float = 60.0
+
+
+@dataclass
+class PermissionSettings:
+    allow: list[str] = field(default_factory=list)
+    ask: list[str] = field(default_factory=list)
+    deny: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ShellSettings:
+    timeout: float = 120.0
+    output_limit: int = 30_000
+
+
+@dataclass
+class UISettings:
+    theme: str = "textual-dark"
+    # Finished messages beyond this many are unmounted; the transcript stays in memory.
+    max_mounted_messages: int = 40
+
+
+@dataclass
+class Settings:
+    model: ModelSettings = field(default_factory=ModelSettings)
+    approval_mode: str = "default"
+    permissions: PermissionSettings = field(default_factory=PermissionSettings)
+    shell: ShellSettings = field(default_factory=ShellSettings)
+    ui: UISettings = field(default_factory=UISettings)
+    keymap: dict[str, str] = field(default_factory=dict)
+    max_turns: int = 50
+    demo: bool = False
+    # Not settings: what loading found out.
+    sources: list[str] = field(default_factory=list, metadata={"internal": True})
+    warnings: list[str] = field(default_factory=list, metadata={"internal": True})
+
+    @property
+    def has_endpoint(self) -> bool:
+        return bool(self.model.base_url and self.model.name)
+
+
+# Environment variables and the setting each one fills. OPENAI_* are the names Qwen Code reads.
+ENV_VARS: dict[str, str] = {
+    "OPENAI_BASE_URL": "model.base_url",
+    "OPENAI_API_KEY": "model.api_key",
+    "OPENAI_MODEL": "model.name",
+    "AGENTCTX_CONTEXT_WINDOW": "model.context_window",
+    "AGENTCTX_APPROVAL_MODE": "approval_mode",
+}
+
+
+def load_settings(paths: Paths, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
+    """Merge every layer into one Settings; raises SettingsError for unreadable files."""
+    settings = Settings()
+    for path in (paths.user_settings_file, paths.project_settings_file):
+        data = read_settings_file(path)
+        if data is not None:
+            settings.sources.append(str(path))
+            _apply(settings, data, str(path), settings.warnings)
+    env = os.environ if env is None else env
+    env_layer: dict[str, Any] = {}
+    for var, dotted in ENV_VARS.items():
+        value = env.get(var, "").strip()
+        if value:
+            _set_dotted(env_layer, dotted, value)
+    _apply(settings, env_layer, "environment", settings.warnings, coerce_strings=True)
+    if flags:
+        layer: dict[str, Any] = {}
+        for dotted, value in flags.items():
+            if value is not None:
+                _set_dotted(layer, dotted, value)
+        _apply(settings, layer, "command line", settings.warnings)
+    if settings.approval_mode not in APPROVAL_MODES:
+        settings.warnings.append(
+            f"approval_mode {settings.approval_mode!r} is not one of {', '.join(APPROVAL_MODES)}; using 'default'"
+        )
+        settings.approval_mode = "default"
+    return settings
+
+
+def read_settings_file(path: Path) -> dict[str, Any] | None:
+    """The mapping in a YAML settings file, None when it does not exist."""
+    try:
+        raw = path.read_bytes()
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise SettingsError(f"{path}: cannot be read ({exc.strerror})") from None
+    try:
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise SettingsError(f"{path}: is not UTF-8 text (bad byte at offset {exc.start})") from None
+    import yaml
+
+    try:
+        data = yaml.safe_load(text)
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" line {mark.line + 1}, column {mark.column + 1}" if mark else ""
+        problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise SettingsError(f"{path}{where}: {problem}") from None
+    if data is None:
+        return {}
+    if not isinstance(data, dict):
+        raise SettingsError(f"{path}: the top level must be a mapping of settings, not {type(data).__name__}")
+    return data
+
+
+def _set_dotted(target: dict[str, Any], dotted: str, value: Any) -> None:
+    *parents, leaf = dotted.split(".")
+    for key in parents:
+        target = target.setdefault(key, {})
+    target[leaf] = value
+
+
+def _apply(obj: Any, data: dict[str, Any], source: str, warnings: list[str], prefix: str = "", coerce_strings: bool = False) -> None:
+    hints = typing.get_type_hints(type(obj))
+    known = {f.name: f for f in dataclasses.fields(obj) if not f.metadata.get("internal")}
+    for key, value in data.items():
+        dotted = f"{prefix}{key}"
+        if key not in known:
+            warnings.append(f"{source}: unknown setting '{dotted}' (ignored)")
+            continue
+        hint = hints[key]
+        current = getattr(obj, key)
+        if dataclasses.is_dataclass(current):
+            if not isinstance(value, dict):
+                warnings.append(f"{source}: '{dotted}' must be a mapping (ignored)")
+                continue
+            _apply(current, value, source, warnings, prefix=f"{dotted}.", coerce_strings=coerce_strings)
+            continue
+        try:
+            setattr(obj, key, _coerce(value, hint, coerce_strings))
+        except (TypeError, ValueError) as exc:
+            warnings.append(f"{source}: '{dotted}' {exc} (ignored)")
+
+
+def _coerce(value: Any, hint: Any, from_string: bool) -> Any:
+    """Check (and for env strings, convert) a value against a field's type."""
+    origin = typing.get_origin(hint)
+    args = typing.get_args(hint)
+    if origin in (typing.Union, types.UnionType):
+        if value is None and type(None) in args:
+            return None
+        inner = [a for a in args if a is not type(None)]
+        return _coerce(value, inner[0], from_string)
+    if origin is list:
+        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+            raise TypeError("must be a list of strings")
+        return list(value)
+    if origin is dict:
+        if not isinstance(value, dict):
+            raise TypeError("must be a mapping")
+        return {str(k): str(v) for k, v in value.items()}
+    if hint is bool:
+        if isinstance(value, bool):
+            return value
+        if from_string and str(value).lower() in ("1", "true", "yes", "on", "0", "false", "no", "off"):
+            return str(value).lower() in ("1", "true", "yes", "on")
+        raise TypeError("must be true or false")
+    if hint is int:
+        if isinstance(value, bool):
+            raise TypeError("must be an integer")
+        if isinstance(value, int):
+            return value
+        if from_string:
+            try:
+                return int(str(value).replace("_", ""))
+            except ValueError:
+                raise ValueError(f"must be an integer, got {value!r}") from None
+        raise TypeError(f"must be an integer, got {value!r}")
+    if hint is float:
+        if isinstance(value, bool):
+            raise TypeError("must be a number")
+        if isinstance(value, (int, float)):
+            return float(value)
+        if from_string:
+            try:
+                return float(value)
+            except ValueError:
+                raise ValueError(f"must be a number, got {value!r}") from None
+        raise TypeError(f"must be a number, got {value!r}")
+    if hint is str:
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool):
+            return str(value)
+        raise TypeError("must be text")
+    return value

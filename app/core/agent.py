@@ -1,0 +1,320 @@
+"""The turn loop: user message -> model -> tools -> model ... -> answer.
+
+The same class runs the main conversation and restricted forked agents (other
+system prompt, tools, permissions and budgets). It emits typed events only; it
+never knows who is listening.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass
+from typing import Protocol
+
+from app.core.events import (
+    ApprovalNeeded,
+    AssistantMessage,
+    Decision,
+    Event,
+    Notice,
+    ReasoningDelta,
+    RequestStarted,
+    Retrying,
+    StreamReset,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnCancelled,
+    TurnFailed,
+    TurnFinished,
+    TurnStarted,
+    UsageUpdated,
+)
+from app.core.history import Message, ToolCall, Usage, close_dangling_tool_calls
+from app.core.llm.assembly import ReplyAssembler
+from app.core.llm.errors import LLMError
+from app.core.llm.provider import Provider, stream_with_retries
+from app.core.llm.retry import RetryPolicy
+from app.core.llm.types import ChatRequest, Completion, ReasoningPiece, RetryPiece, TextPiece
+from app.core.tools.base import Tool, ToolContext, ToolError, ToolResult
+from app.core.tools.permissions import PermissionDecision, PermissionPolicy
+from app.core.tools.registry import ToolRegistry
+
+_END = object()
+CANCELLED_RESULT = "The user cancelled this tool call before it finished."
+_NEEDS_APPROVAL = (
+    "This tool call needs approval, and no one can approve it in non-interactive mode. "
+    "Rerun with --approval-mode auto-edit or yolo to allow it."
+)
+
+
+class Recorder(Protocol):
+    """What the agent needs from a session record (see app.core.session.recorder)."""
+
+    def append_message(self, message: Message, *, usage: Usage | None = None, model: str | None = None, durable: bool = False) -> object: ...
+
+    def append_system(self, subtype: str, payload: dict) -> object: ...
+
+
+class Assembler(Protocol):
+    """Builds the request for the next model call from the history (the context engine's job)."""
+
+    def assemble(self, history: list[Message], tools: list[dict]) -> ChatRequest: ...
+
+
+@dataclass
+class StaticAssembler:
+    """The simplest assembler: one system prompt and the whole history."""
+
+    system_prompt: Callable[[], str] | str
+
+    def assemble(self, history: list[Message], tools: list[dict]) -> ChatRequest:
+        system = self.system_prompt() if callable(self.system_prompt) else self.system_prompt
+        return ChatRequest(system=system, messages=list(history), tools=tools)
+
+
+@dataclass
+class AgentLimits:
+    """Budgets for one turn; forked agents get tighter ones."""
+
+    max_requests: int = 50
+    max_messages: int | None = None
+    time_budget: float | None = None
+
+
+class AgentBusy(RuntimeError):
+    pass
+
+
+class Agent:
+    def __init__(
+        self,
+        *,
+        provider: Provider,
+        tools: ToolRegistry,
+        policy: PermissionPolicy,
+        tool_context: ToolContext,
+        assembler: Assembler,
+        recorder: Recorder | None = None,
+        history: list[Message] | None = None,
+        retry: RetryPolicy | None = None,
+        limits: AgentLimits | None = None,
+        context_window: int = 0,
+        interactive: bool = True,
+    ) -> None:
+        self.provider = provider
+        self.tools = tools
+        self.policy = policy
+        self.tool_context = tool_context
+        self.assembler = assembler
+        self.recorder = recorder
+        self.history: list[Message] = history if history is not None else []
+        self.retry = retry or RetryPolicy()
+        self.limits = limits or AgentLimits()
+        self.context_window = context_window
+        self.interactive = interactive
+        self.last_usage: Usage | None = None
+        self._task: asyncio.Task[None] | None = None
+
+    @property
+    def busy(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    def cancel(self) -> bool:
+        """Stop the running turn; it ends with a TurnCancelled event. False when idle."""
+        if not self.busy:
+            return False
+        assert self._task is not None
+        self._task.cancel()
+        return True
+
+    async def run(self, prompt: str) -> AsyncIterator[Event]:
+        """Run one turn and yield its events; the last one is TurnFinished, TurnFailed or TurnCancelled."""
+        if self.busy:
+            raise AgentBusy("a turn is already running")
+        queue: asyncio.Queue[object] = asyncio.Queue()
+        # The turn runs in its own task so cancel() can interrupt it and it still reports how it ended.
+        self._task = asyncio.create_task(self._turn(prompt, queue.put_nowait))
+        try:
+            while True:
+                event = await queue.get()
+                if event is _END:
+                    break
+                yield event  # type: ignore[misc]
+        finally:
+            if self._task is not None and not self._task.done():
+                self._task.cancel()
+
+    # -- the turn ---------------------------------------------------------------------------
+
+    async def _turn(self, prompt: str, emit: Callable[[object], None]) -> None:
+        turn_id = uuid.uuid4().hex[:12]
+        turn_usage = Usage()
+        tool_count = 0
+        assembler = ReplyAssembler()
+        started = time.monotonic()
+        try:
+            user = Message.user(prompt)
+            # Recorded (and fsynced) before anything that can fail: the user's words are never lost.
+            self._record(user, durable=True)
+            self.history.append(user)
+            emit(TurnStarted(turn_id=turn_id, prompt=prompt))
+            requests = 0
+            while True:
+                stop = self._over_budget(requests, started)
+                if stop:
+                    self._record_system("turn_stopped", {"reason": stop})
+                    emit(TurnFailed(turn_id=turn_id, message=stop, error_kind="budget"))
+                    return
+                requests += 1
+                reply = await self._request(assembler, emit)
+                if reply.usage is not None:
+                    turn_usage = turn_usage + reply.usage
+                emit(UsageUpdated(last=reply.usage or Usage(), turn_total=turn_usage, context_window=self.context_window))
+                if not reply.message.tool_calls:
+                    if reply.finish_reason == "length":
+                        emit(Notice(level="warning", text="The answer was cut off: the model reached its output token limit."))
+                    emit(TurnFinished(turn_id=turn_id, result=reply.message.content, usage=turn_usage, tool_calls=tool_count))
+                    return
+                for call in reply.message.tool_calls:
+                    tool_count += 1
+                    await self._run_tool_call(call, emit)
+        except asyncio.CancelledError:
+            self._after_cancel(assembler)
+            emit(TurnCancelled(turn_id=turn_id))
+        except LLMError as error:
+            self._record_system("error", {"message": error.message, "kind": error.kind})
+            emit(TurnFailed(turn_id=turn_id, message=error.message, error_kind=error.kind))
+        except Exception as error:  # a bug must end the turn visibly, not hang the UI
+            text = f"Internal error: {type(error).__name__}: {error}"
+            self._record_system("error", {"message": text, "kind": "internal"})
+            emit(TurnFailed(turn_id=turn_id, message=text, error_kind="internal"))
+        finally:
+            emit(_END)
+
+    def _over_budget(self, requests: int, started: float) -> str | None:
+        limits = self.limits
+        if requests >= limits.max_requests:
+            return f"Stopped after {requests} model requests in one turn (the limit is {limits.max_requests})."
+        if limits.max_messages is not None and len(self.history) >= limits.max_messages:
+            return f"Stopped: the conversation reached {limits.max_messages} messages (the limit for this agent)."
+        if limits.time_budget is not None and time.monotonic() - started >= limits.time_budget:
+            return f"Stopped: the turn used its time budget of {limits.time_budget:g} s."
+        return None
+
+    async def _request(self, assembler: ReplyAssembler, emit: Callable[[object], None]) -> Completion:
+        """One model call; its assistant message is in history and recorded when this returns."""
+        assembler.reset()
+        request = self.assembler.assemble(self.history, self.tools.schemas())
+        emit(RequestStarted(model=request.model or self.provider.model, message_count=len(request.messages)))
+        async for piece in stream_with_retries(self.provider, request, self.retry):
+            if isinstance(piece, TextPiece):
+                emit(TextDelta(text=piece.text))
+            elif isinstance(piece, ReasoningPiece):
+                emit(ReasoningDelta(text=piece.text))
+            elif isinstance(piece, RetryPiece):
+                if piece.discard_partial:
+                    assembler.reset()
+                    emit(StreamReset(reason=piece.reason))
+                emit(Retrying(attempt=piece.attempt, max_attempts=piece.max_attempts, delay=piece.delay, reason=piece.reason))
+                continue
+            assembler.add(piece)
+        reply = Completion(message=assembler.message(), usage=assembler.usage, finish_reason=assembler.finish_reason)
+        # Committed: a later cancel must not record this text a second time as a partial reply.
+        assembler.reset()
+        self.history.append(reply.message)
+        self._record(reply.message, usage=reply.usage)
+        if reply.usage is not None:
+            self.last_usage = reply.usage
+        emit(AssistantMessage(message=reply.message, finish_reason=reply.finish_reason))
+        return reply
+
+    async def _run_tool_call(self, call: ToolCall, emit: Callable[[object], None]) -> None:
+        tool = self.tools.get(call.name)
+        if tool is None:
+            available = ", ".join(self.tools.names())
+            self._finish_tool(call, f"Unknown tool '{call.name}'. Available tools: {available}.", "error", "unknown tool", emit)
+            return
+        try:
+            args = call.parsed_arguments()
+        except ValueError as exc:
+            self._finish_tool(call, f"Error: {exc}. Call the tool again with valid JSON arguments.", "error", "invalid arguments", emit)
+            return
+        summary = _safe(lambda: tool.summarize(args), call.name)
+        decision, reason = self.policy.decide(tool, args)
+        if decision is PermissionDecision.DENY:
+            self._finish_tool(call, f"Permission denied: {reason}.", "rejected", f"{summary} · denied", emit)
+            return
+        if decision is PermissionDecision.ASK and not self.interactive:
+            self._finish_tool(call, _NEEDS_APPROVAL, "rejected", f"{summary} · needs approval", emit)
+            return
+        if decision is PermissionDecision.ASK:
+            answer = await self._ask(call, tool, args, summary, emit)
+            if answer is Decision.REJECT:
+                self._finish_tool(call, "The user rejected this tool call.", "rejected", f"{summary} · rejected", emit)
+                return
+            if answer is Decision.ALWAYS:
+                self.policy.allow_for_session(tool, args)
+        emit(ToolCallStarted(call=call, summary=summary))
+        result = await self._execute(tool, args)
+        status = "error" if result.is_error else "ok"
+        line = f"{summary} · {result.summary}" if result.summary else summary
+        self._finish_tool(call, result.output, status, line, emit)
+
+    async def _ask(self, call: ToolCall, tool: Tool, args: dict, summary: str, emit: Callable[[object], None]) -> Decision:
+        future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        detail = _safe(lambda: tool.detail(args, self.tool_context), summary)
+        emit(ApprovalNeeded(call=call, summary=summary, detail=detail, tool_kind=tool.kind.value, future=future))
+        try:
+            return await future
+        except asyncio.CancelledError:
+            if not future.done():
+                future.cancel()
+            raise
+
+    async def _execute(self, tool: Tool, args: dict) -> ToolResult:
+        try:
+            return await tool.run(args, self.tool_context)
+        except ToolError as exc:
+            return ToolResult(output=f"Error: {exc}", is_error=True, summary="error")
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:  # a tool bug is reported to the model and the person, not raised
+            return ToolResult(output=f"Error: {type(exc).__name__}: {exc}", is_error=True, summary="error")
+
+    def _finish_tool(self, call: ToolCall, output: str, status: str, summary: str, emit: Callable[[object], None]) -> None:
+        result = Message.tool_result(call, output, is_error=status != "ok")
+        self.history.append(result)
+        self._record(result)
+        emit(ToolCallFinished(call=call, status=status, output=output, summary=summary))
+
+    def _after_cancel(self, assembler: ReplyAssembler) -> None:
+        """Leave history and record valid to resend after an interrupted turn."""
+        if assembler.text:
+            # What the person already saw stays in the conversation.
+            partial = Message(role="assistant", content="".join(assembler.text))
+            self.history.append(partial)
+            self._record(partial)
+        for result in close_dangling_tool_calls(self.history, CANCELLED_RESULT):
+            self.history.append(result)
+            self._record(result)
+        self._record_system("turn_cancelled", {})
+
+    def _record(self, message: Message, *, usage: Usage | None = None, durable: bool = False) -> None:
+        if self.recorder is not None:
+            model = self.provider.model if message.role == "assistant" else None
+            self.recorder.append_message(message, usage=usage, model=model, durable=durable)
+
+    def _record_system(self, subtype: str, payload: dict) -> None:
+        if self.recorder is not None:
+            self.recorder.append_system(subtype, payload)
+
+
+def _safe(build: Callable[[], str], fallback: str) -> str:
+    try:
+        return build()
+    except Exception:
+        return fallback

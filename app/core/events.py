@@ -1,0 +1,234 @@
+"""The typed events the core emits.
+
+The TUI, the headless printer and the tests are three consumers of these same
+events; none of them reaches into the agent for anything else.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field
+from enum import Enum
+from typing import Any
+
+from app.core.history import Message, ToolCall, Usage
+
+
+class Decision(str, Enum):
+    """A person's answer to an approval request."""
+
+    APPROVE = "approve"
+    REJECT = "reject"
+    ALWAYS = "always"  # approve, and stop asking for this tool for the rest of the session
+
+
+@dataclass
+class Event:
+    """Base class; ``kind`` is the stable name used in stream-json output."""
+
+    kind: str = field(init=False, default="event")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind}
+
+
+@dataclass
+class TurnStarted(Event):
+    kind: str = field(init=False, default="turn_started")
+    turn_id: str = ""
+    prompt: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "turn_id": self.turn_id, "prompt": self.prompt}
+
+
+@dataclass
+class RequestStarted(Event):
+    """One request to the model is about to be sent (a turn may send several)."""
+
+    kind: str = field(init=False, default="request_started")
+    model: str = ""
+    message_count: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "model": self.model, "message_count": self.message_count}
+
+
+@dataclass
+class TextDelta(Event):
+    kind: str = field(init=False, default="text_delta")
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "text": self.text}
+
+
+@dataclass
+class ReasoningDelta(Event):
+    kind: str = field(init=False, default="reasoning_delta")
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "text": self.text}
+
+
+@dataclass
+class StreamReset(Event):
+    """The stream broke and is being retried: discard the partial reply shown so far."""
+
+    kind: str = field(init=False, default="stream_reset")
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "reason": self.reason}
+
+
+@dataclass
+class Retrying(Event):
+    kind: str = field(init=False, default="retrying")
+    attempt: int = 0
+    max_attempts: int = 0
+    delay: float = 0.0
+    reason: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.kind,
+            "attempt": self.attempt,
+            "max_attempts": self.max_attempts,
+            "delay": round(self.delay, 3),
+            "reason": self.reason,
+        }
+
+
+@dataclass
+class AssistantMessage(Event):
+    """One complete reply of the model (text and/or tool calls)."""
+
+    kind: str = field(init=False, default="assistant_message")
+    message: Message = field(default_factory=lambda: Message(role="assistant"))
+    finish_reason: str | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "message": self.message.to_dict(), "finish_reason": self.finish_reason}
+
+
+@dataclass
+class ToolCallStarted(Event):
+    kind: str = field(init=False, default="tool_call_started")
+    call: ToolCall = field(default_factory=lambda: ToolCall("", ""))
+    summary: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "call": self.call.to_dict(), "summary": self.summary}
+
+
+@dataclass
+class ApprovalNeeded(Event):
+    """A tool call waits for a person; resolve ``future`` with a Decision.
+
+    Cancelling the future (or the turn) counts as a rejection.
+    """
+
+    kind: str = field(init=False, default="approval_needed")
+    call: ToolCall = field(default_factory=lambda: ToolCall("", ""))
+    summary: str = ""
+    detail: str = ""
+    tool_kind: str = ""
+    future: asyncio.Future[Decision] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.kind,
+            "call": self.call.to_dict(),
+            "summary": self.summary,
+            "tool_kind": self.tool_kind,
+        }
+
+
+@dataclass
+class ToolCallFinished(Event):
+    kind: str = field(init=False, default="tool_call_finished")
+    call: ToolCall = field(default_factory=lambda: ToolCall("", ""))
+    status: str = "ok"  # ok | error | rejected | cancelled
+    output: str = ""
+    summary: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.kind,
+            "call": self.call.to_dict(),
+            "status": self.status,
+            "output": self.output,
+            "summary": self.summary,
+        }
+
+
+@dataclass
+class UsageUpdated(Event):
+    """Usage of the last request and the running total of the turn."""
+
+    kind: str = field(init=False, default="usage")
+    last: Usage = field(default_factory=Usage)
+    turn_total: Usage = field(default_factory=Usage)
+    context_window: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.kind,
+            "last": self.last.to_dict(),
+            "turn_total": self.turn_total.to_dict(),
+            "context_window": self.context_window,
+        }
+
+
+@dataclass
+class Notice(Event):
+    """Something the person should read that is not part of the conversation."""
+
+    kind: str = field(init=False, default="notice")
+    level: str = "info"  # info | warning | error
+    text: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "level": self.level, "text": self.text}
+
+
+@dataclass
+class TurnFinished(Event):
+    kind: str = field(init=False, default="turn_finished")
+    turn_id: str = ""
+    result: str = ""
+    usage: Usage = field(default_factory=Usage)
+    tool_calls: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.kind,
+            "turn_id": self.turn_id,
+            "result": self.result,
+            "usage": self.usage.to_dict(),
+            "tool_calls": self.tool_calls,
+        }
+
+
+@dataclass
+class TurnFailed(Event):
+    """The turn stopped on an error; ``message`` is one sentence a person understands."""
+
+    kind: str = field(init=False, default="turn_failed")
+    turn_id: str = ""
+    message: str = ""
+    error_kind: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "turn_id": self.turn_id, "message": self.message, "error_kind": self.error_kind}
+
+
+@dataclass
+class TurnCancelled(Event):
+    kind: str = field(init=False, default="turn_cancelled")
+    turn_id: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "turn_id": self.turn_id}

@@ -1,0 +1,171 @@
+"""Provider-neutral conversation messages.
+
+The session record stores these (``to_dict``) and the model client turns them
+into the OpenAI wire format (``to_openai``). Nothing here knows about HTTP.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+Role = Literal["system", "user", "assistant", "tool"]
+
+
+@dataclass
+class ToolCall:
+    """One function call the model asked for; ``arguments`` is the raw JSON text."""
+
+    id: str
+    name: str
+    arguments: str = ""
+
+    def parsed_arguments(self) -> dict[str, Any]:
+        """The arguments as a dict; raises ValueError with a readable reason."""
+        text = self.arguments.strip() or "{}"
+        try:
+            value = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ValueError(f"the arguments of {self.name} are not valid JSON ({exc.msg} at char {exc.pos})") from None
+        if not isinstance(value, dict):
+            raise ValueError(f"the arguments of {self.name} must be a JSON object, got {type(value).__name__}")
+        return value
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"id": self.id, "name": self.name, "arguments": self.arguments}
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> ToolCall:
+        return cls(id=str(data.get("id", "")), name=str(data.get("name", "")), arguments=str(data.get("arguments", "")))
+
+
+@dataclass
+class Message:
+    """A single message of the conversation.
+
+    ``tool_call_id``/``name`` are set on tool results; ``reasoning`` holds a
+    thinking model's ``reasoning_content`` (kept for display, never resent).
+    """
+
+    role: Role
+    content: str = ""
+    tool_calls: list[ToolCall] = field(default_factory=list)
+    tool_call_id: str | None = None
+    name: str | None = None
+    reasoning: str = ""
+    is_error: bool = False
+
+    @classmethod
+    def user(cls, text: str) -> Message:
+        return cls(role="user", content=text)
+
+    @classmethod
+    def system(cls, text: str) -> Message:
+        return cls(role="system", content=text)
+
+    @classmethod
+    def tool_result(cls, call: ToolCall, output: str, *, is_error: bool = False) -> Message:
+        return cls(role="tool", content=output, tool_call_id=call.id, name=call.name, is_error=is_error)
+
+    def to_openai(self) -> dict[str, Any]:
+        """The chat-completions wire form of this message."""
+        out: dict[str, Any] = {"role": self.role}
+        if self.role == "assistant":
+            out["content"] = self.content or None
+            if self.tool_calls:
+                out["tool_calls"] = [
+                    {
+                        "id": call.id,
+                        "type": "function",
+                        "function": {"name": call.name, "arguments": call.arguments or "{}"},
+                    }
+                    for call in self.tool_calls
+                ]
+        elif self.role == "tool":
+            out["content"] = self.content
+            out["tool_call_id"] = self.tool_call_id or ""
+        else:
+            out["content"] = self.content
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"role": self.role, "content": self.content}
+        if self.tool_calls:
+            out["tool_calls"] = [call.to_dict() for call in self.tool_calls]
+        if self.tool_call_id is not None:
+            out["tool_call_id"] = self.tool_call_id
+        if self.name is not None:
+            out["name"] = self.name
+        if self.reasoning:
+            out["reasoning"] = self.reasoning
+        if self.is_error:
+            out["is_error"] = True
+        return out
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any]) -> Message:
+        role = data.get("role")
+        if role not in ("system", "user", "assistant", "tool"):
+            raise ValueError(f"unknown message role {role!r}")
+        return cls(
+            role=role,
+            content=str(data.get("content") or ""),
+            tool_calls=[ToolCall.from_dict(c) for c in data.get("tool_calls") or []],
+            tool_call_id=data.get("tool_call_id"),
+            name=data.get("name"),
+            reasoning=str(data.get("reasoning") or ""),
+            is_error=bool(data.get("is_error", False)),
+        )
+
+
+@dataclass
+class Usage:
+    """Token usage as the server reported it for one request."""
+
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+    reasoning_tokens: int = 0
+    cached_tokens: int = 0
+
+    def __add__(self, other: Usage) -> Usage:
+        return Usage(
+            self.prompt_tokens + other.prompt_tokens,
+            self.completion_tokens + other.completion_tokens,
+            self.total_tokens + other.total_tokens,
+            self.reasoning_tokens + other.reasoning_tokens,
+            self.cached_tokens + other.cached_tokens,
+        )
+
+    def to_dict(self) -> dict[str, int]:
+        return {
+            "prompt_tokens": self.prompt_tokens,
+            "completion_tokens": self.completion_tokens,
+            "total_tokens": self.total_tokens,
+            "reasoning_tokens": self.reasoning_tokens,
+            "cached_tokens": self.cached_tokens,
+        }
+
+    @classmethod
+    def from_dict(cls, data: dict[str, Any] | None) -> Usage:
+        data = data or {}
+        return cls(**{k: int(data.get(k) or 0) for k in cls().to_dict()})
+
+
+def close_dangling_tool_calls(history: list[Message], reason: str) -> list[Message]:
+    """Tool results for calls that never got one, so the history stays valid to resend.
+
+    OpenAI-compatible servers reject an assistant tool call without its result;
+    a cancelled or crashed turn can leave one behind.
+    """
+    answered = {m.tool_call_id for m in history if m.role == "tool"}
+    missing: list[Message] = []
+    for message in history:
+        if message.role != "assistant":
+            continue
+        for call in message.tool_calls:
+            if call.id not in answered:
+                missing.append(Message.tool_result(call, reason, is_error=True))
+                answered.add(call.id)
+    return missing

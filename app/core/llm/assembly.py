@@ -1,0 +1,64 @@
+"""Reassembling streamed pieces into one assistant message."""
+
+from __future__ import annotations
+
+import uuid
+from dataclasses import dataclass, field
+
+from app.core.history import Message, ToolCall, Usage
+from app.core.llm.types import FinishPiece, ReasoningPiece, StreamPiece, TextPiece, ToolCallPiece, UsagePiece
+
+
+@dataclass
+class _PendingCall:
+    id: str = ""
+    name: str = ""
+    arguments: list[str] = field(default_factory=list)
+
+
+@dataclass
+class ReplyAssembler:
+    """Collects the pieces of one streamed reply; tool calls are keyed by their index."""
+
+    text: list[str] = field(default_factory=list)
+    reasoning: list[str] = field(default_factory=list)
+    calls: dict[int, _PendingCall] = field(default_factory=dict)
+    usage: Usage | None = None
+    finish_reason: str | None = None
+
+    def add(self, piece: StreamPiece) -> None:
+        if isinstance(piece, TextPiece):
+            self.text.append(piece.text)
+        elif isinstance(piece, ReasoningPiece):
+            self.reasoning.append(piece.text)
+        elif isinstance(piece, ToolCallPiece):
+            pending = self.calls.setdefault(piece.index, _PendingCall())
+            if piece.id:
+                pending.id = piece.id
+            if piece.name and not pending.name:
+                pending.name = piece.name
+            pending.arguments.append(piece.arguments)
+        elif isinstance(piece, UsagePiece):
+            self.usage = piece.usage
+        elif isinstance(piece, FinishPiece):
+            self.finish_reason = piece.reason or self.finish_reason
+
+    def reset(self) -> None:
+        """Forget a partial attempt (the stream is being retried)."""
+        self.text.clear()
+        self.reasoning.clear()
+        self.calls.clear()
+        self.usage = None
+        self.finish_reason = None
+
+    @property
+    def has_content(self) -> bool:
+        return bool(self.text or self.reasoning or self.calls)
+
+    def message(self) -> Message:
+        calls = [
+            # Some servers omit ids; a made-up one keeps call and result paired.
+            ToolCall(id=p.id or f"call_{uuid.uuid4().hex[:12]}", name=p.name, arguments="".join(p.arguments))
+            for _, p in sorted(self.calls.items())
+        ]
+        return Message(role="assistant", content="".join(self.text), tool_calls=calls, reasoning="".join(self.reasoning))

@@ -1,0 +1,173 @@
+"""Turning whatever a model endpoint or the network throws into one clear sentence."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+# Phrases servers use when the prompt does not fit the window (OpenAI, vLLM, DashScope, llama.cpp).
+_CONTEXT_LENGTH = re.compile(
+    r"context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds? the (?:model'?s? )?(?:max|context)",
+    re.IGNORECASE,
+)
+
+
+@dataclass
+class LLMError(Exception):
+    """A failure talking to the model; ``message`` is what the person reads."""
+
+    message: str
+    kind: str = "error"  # auth | not_found | rate_limit | server | timeout | connection | context_length | bad_request | bad_response | stream
+    status: int | None = None
+    retryable: bool = False
+    retry_after: float | None = None
+
+    def __str__(self) -> str:
+        return self.message
+
+
+def parse_retry_after(value: str | None, now: float | None = None) -> float | None:
+    """Seconds to wait from a Retry-After header (delta seconds or an HTTP date)."""
+    if not value:
+        return None
+    value = value.strip()
+    try:
+        seconds = float(value)
+    except ValueError:
+        from email.utils import parsedate_to_datetime
+
+        try:
+            when = parsedate_to_datetime(value)
+        except (TypeError, ValueError, IndexError):
+            return None
+        if when is None:
+            return None
+        import time
+
+        seconds = when.timestamp() - (time.time() if now is None else now)
+    return max(0.0, seconds)
+
+
+def _server_message(body: object, fallback: str) -> str:
+    if isinstance(body, dict):
+        error = body.get("error", body)
+        if isinstance(error, dict) and error.get("message"):
+            return str(error["message"])
+        if isinstance(error, str):
+            return error
+        if body.get("message"):
+            return str(body["message"])
+    text = fallback.strip()
+    return text[:300]
+
+
+def from_status(status: int, body: object, text: str, headers: dict[str, str], *, base_url: str, model: str) -> LLMError:
+    """The error for an HTTP error status from the endpoint."""
+    detail = _server_message(body, text)
+    retry_after = parse_retry_after(headers.get("retry-after"))
+    if status in (401, 403):
+        return LLMError(
+            f"The model endpoint rejected the API key (HTTP {status}): {detail}. "
+            "Set OPENAI_API_KEY or model.api_key in settings.yaml.",
+            kind="auth",
+            status=status,
+        )
+    if status == 404:
+        return LLMError(
+            f"The endpoint at {base_url} does not know the model '{model}' or the path (HTTP 404): {detail}. "
+            "Check OPENAI_MODEL and OPENAI_BASE_URL (it usually ends in /v1).",
+            kind="not_found",
+            status=status,
+        )
+    if status == 429:
+        return LLMError(
+            f"The model endpoint is rate-limiting requests (HTTP 429): {detail}.",
+            kind="rate_limit",
+            status=status,
+            retryable=True,
+            retry_after=retry_after,
+        )
+    if status >= 500:
+        return LLMError(
+            f"The model endpoint had a server error (HTTP {status}): {detail}.",
+            kind="server",
+            status=status,
+            retryable=True,
+            retry_after=retry_after,
+        )
+    if _CONTEXT_LENGTH.search(detail):
+        return LLMError(
+            f"The request is larger than the model's context window (HTTP {status}): {detail}.",
+            kind="context_length",
+            status=status,
+        )
+    return LLMError(f"The model endpoint refused the request (HTTP {status}): {detail}.", kind="bad_request", status=status)
+
+
+def classify(exc: BaseException, *, base_url: str, model: str, read_timeout: float, mid_stream: bool = False) -> LLMError:
+    """Map an exception from the openai SDK or the HTTP layer to an LLMError.
+
+    Matching on class names keeps openai and httpx2 imports off this module, so the
+    mapping also works for exceptions raised while iterating a stream (which the SDK
+    does not wrap).
+    """
+    if isinstance(exc, LLMError):
+        return exc
+    names = {cls.__name__ for cls in type(exc).__mro__}
+    status = getattr(exc, "status_code", None)
+    if status is not None and "APIStatusError" in names:
+        response = getattr(exc, "response", None)
+        headers = {k.lower(): v for k, v in (response.headers.items() if response is not None else [])}
+        text = ""
+        if response is not None:
+            try:
+                text = response.text
+            except Exception:  # the body may be unread on a streamed response
+                text = ""
+        return from_status(int(status), getattr(exc, "body", None), text or str(exc), headers, base_url=base_url, model=model)
+    if names & {"APITimeoutError", "ReadTimeout", "TimeoutException", "ConnectTimeout", "PoolTimeout", "WriteTimeout"}:
+        return LLMError(
+            f"The model endpoint at {base_url} went silent for more than {read_timeout:g} s.",
+            kind="timeout",
+            retryable=True,
+        )
+    dropped = names & {"RemoteProtocolError", "ReadError", "StreamError", "IncompleteRead", "ConnectionResetError"}
+    if dropped or (mid_stream and names & {"APIConnectionError", "ConnectionError", "OSError"}):
+        return LLMError(
+            f"The connection to the model endpoint at {base_url} dropped in the middle of the answer.",
+            kind="connection",
+            retryable=True,
+        )
+    if names & {"APIConnectionError", "ConnectError", "ConnectionError", "OSError"}:
+        reason = _root_cause(exc)
+        return LLMError(
+            f"Could not reach the model endpoint at {base_url} ({reason}). Is the server running and the URL right?",
+            kind="connection",
+            retryable=True,
+        )
+    if "APIError" in names:
+        message = getattr(exc, "message", None) or str(exc)
+        if _CONTEXT_LENGTH.search(message):
+            return LLMError(
+                f"The request is larger than the model's context window: {message}.", kind="context_length"
+            )
+        return LLMError(f"The model endpoint reported an error in the middle of the answer: {message}.", kind="stream")
+    if names & {"JSONDecodeError", "ValueError", "ValidationError"}:
+        return LLMError(
+            f"The endpoint at {base_url} sent something that is not an OpenAI-compatible answer ({type(exc).__name__}).",
+            kind="bad_response",
+        )
+    return LLMError(f"Unexpected error talking to the model endpoint: {type(exc).__name__}: {exc}", kind="error")
+
+
+def _root_cause(exc: BaseException) -> str:
+    seen = exc
+    while seen.__cause__ is not None or seen.__context__ is not None:
+        seen = seen.__cause__ or seen.__context__  # type: ignore[assignment]
+    text = str(seen) or type(seen).__name__
+    lowered = text.lower()
+    if "refused" in lowered or isinstance(seen, ConnectionRefusedError) or "errno 111" in lowered:
+        return "connection refused"
+    if "name or service not known" in lowered or "nodename nor servname" in lowered or "getaddrinfo" in lowered:
+        return "unknown host name"
+    return text[:200]

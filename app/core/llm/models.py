@@ -1,0 +1,31 @@
+"""Context window sizes of known model families (spec: token limits)."""
+
+from __future__ import annotations
+
+import re
+
+K32, K64, K128, K200, K256, M1 = 32_768, 65_536, 131_072, 200_000, 262_144, 1_000_000
+DEFAULT_CONTEXT_WINDOW = K200
+DEFAULT_OUTPUT_TOKEN_LIMIT = 32_000
+
+# First match wins, so the specific names come before the family catch-alls.
+_WINDOWS: list[tuple[re.Pattern[str], int]] = [
+    (re.compile(r"qwen3-coder-plus|coder-model|qwen3\.\d", re.I), M1),
+    (re.compile(r"qwen3-max|qwen", re.I), K256),
+    (re.compile(r"claude", re.I), K200),
+    (re.compile(r"gpt-5", re.I), 272_000),
+    (re.compile(r"gpt-4\.1", re.I), 1_047_576),
+    (re.compile(r"gpt-4o|o[134](?:-|$)", re.I), 128_000),
+    (re.compile(r"gemini", re.I), M1),
+    (re.compile(r"deepseek", re.I), K128),
+]
+
+
+def context_window_for(model: str, override: int | None = None) -> int:
+    """The configured window when set, else the family's window, else the default."""
+    if override:
+        return override
+    for pattern, window in _WINDOWS:
+        if pattern.search(model or ""):
+            return window
+    return DEFAULT_CONTEXT_WINDOW

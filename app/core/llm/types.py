@@ -1,0 +1,88 @@
+"""Data that crosses the boundary between the agent and a model provider."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from app.core.history import Message, Usage
+
+
+@dataclass
+class ChatRequest:
+    """One request: the system prompt, the conversation and the tool declarations."""
+
+    system: str
+    messages: list[Message]
+    tools: list[dict[str, Any]] = field(default_factory=list)
+    model: str | None = None  # None: the provider's configured model
+    max_tokens: int | None = None
+    temperature: float | None = None
+    response_format: dict[str, Any] | None = None
+    extra_body: dict[str, Any] = field(default_factory=dict)
+
+    def wire_messages(self) -> list[dict[str, Any]]:
+        out: list[dict[str, Any]] = []
+        if self.system:
+            out.append({"role": "system", "content": self.system})
+        out.extend(m.to_openai() for m in self.messages)
+        return out
+
+
+# Pieces of a streamed reply, in the order the server sends them.
+
+
+@dataclass
+class TextPiece:
+    text: str
+
+
+@dataclass
+class ReasoningPiece:
+    text: str
+
+
+@dataclass
+class ToolCallPiece:
+    """A fragment of a tool call; only the first fragment of a call has id and name."""
+
+    index: int
+    id: str | None
+    name: str | None
+    arguments: str
+
+
+@dataclass
+class UsagePiece:
+    usage: Usage
+
+
+@dataclass
+class FinishPiece:
+    reason: str | None
+
+
+@dataclass
+class RetryPiece:
+    """The request failed in a way worth retrying; the stream restarts after ``delay``.
+
+    ``discard_partial`` is set when pieces of the failed attempt were already yielded.
+    """
+
+    attempt: int
+    max_attempts: int
+    delay: float
+    reason: str
+    discard_partial: bool
+
+
+StreamPiece = TextPiece | ReasoningPiece | ToolCallPiece | UsagePiece | FinishPiece | RetryPiece
+
+
+@dataclass
+class Completion:
+    """A whole (non-streamed or reassembled) reply."""
+
+    message: Message
+    usage: Usage | None
+    finish_reason: str | None

@@ -1,0 +1,1 @@
+"""The append-only session record (JSONL): writing, resuming, listing."""

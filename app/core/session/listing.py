@@ -1,0 +1,117 @@
+"""Finding a project's saved sessions: listing, the latest one, lookup by id prefix."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from pathlib import Path
+
+from app.core.session.head import read_head
+from app.core.session.reader import iter_records
+from app.core.session.records import MESSAGE_TYPES
+
+SESSION_FILE_PATTERN = re.compile(r"^[0-9a-fA-F-]{32,36}\.jsonl$")
+MIN_PREFIX_CHARS = 4
+# Files up to this size are read whole to count their messages; larger ones
+# report no count rather than slow the listing down.
+COUNT_MESSAGES_UP_TO = 1024 * 1024
+
+
+class SessionNotFound(ValueError):
+    """No session, or more than one, matches what the user typed."""
+
+
+@dataclass
+class SessionSummary:
+    session_id: str
+    path: Path
+    first_prompt: str
+    started_at: datetime | None
+    updated_at: datetime
+    message_count: int | None
+
+
+@dataclass
+class _SessionFile:
+    path: Path
+    mtime: float
+    size: int
+
+    @property
+    def session_id(self) -> str:
+        return self.path.stem
+
+
+def list_sessions(chats_dir: Path, *, limit: int | None = None) -> list[SessionSummary]:
+    """Saved sessions, most recently written first."""
+    files = _session_files(chats_dir)
+    if limit is not None:
+        files = files[: max(limit, 0)]
+    summaries: list[SessionSummary] = []
+    for item in files:
+        try:
+            summaries.append(_summarize(item))
+        except OSError:
+            continue  # deleted or unreadable; the rest are still worth listing
+    return summaries
+
+
+def latest_session(chats_dir: Path) -> SessionSummary | None:
+    found = list_sessions(chats_dir, limit=1)
+    return found[0] if found else None
+
+
+def find_session(chats_dir: Path, id_or_prefix: str) -> SessionSummary:
+    """The session whose id is ``id_or_prefix`` or uniquely starts with it."""
+    wanted = id_or_prefix.strip().lower()
+    files = _session_files(chats_dir)
+    exact = [item for item in files if item.session_id.lower() == wanted]
+    if exact:
+        return _summarize(exact[0])
+    if len(wanted) < MIN_PREFIX_CHARS:
+        raise SessionNotFound(
+            f"no session matches {id_or_prefix!r} in {chats_dir}; give the full id or at least "
+            f"{MIN_PREFIX_CHARS} of its first characters"
+        )
+    matches = [item for item in files if item.session_id.lower().startswith(wanted)]
+    if not matches:
+        raise SessionNotFound(f"no session matches {id_or_prefix!r} in {chats_dir}")
+    if len(matches) > 1:
+        raise SessionNotFound(f"{id_or_prefix!r} matches {len(matches)} sessions; give more characters")
+    return _summarize(matches[0])
+
+
+def _session_files(chats_dir: Path) -> list[_SessionFile]:
+    """Session files in the directory, newest first; anything else there is ignored."""
+    if not chats_dir.is_dir():
+        return []
+    found: list[_SessionFile] = []
+    for path in chats_dir.iterdir():
+        if not SESSION_FILE_PATTERN.match(path.name):
+            continue
+        try:
+            stat = path.stat()
+        except OSError:
+            continue  # deleted while we looked
+        if path.is_file():
+            found.append(_SessionFile(path, stat.st_mtime, stat.st_size))
+    # Name as the tie-breaker keeps the order stable when mtimes are equal.
+    found.sort(key=lambda item: (item.mtime, item.path.name), reverse=True)
+    return found
+
+
+def _summarize(item: _SessionFile) -> SessionSummary:
+    head = read_head(item.path)
+    return SessionSummary(
+        session_id=item.session_id,
+        path=item.path,
+        first_prompt=head.first_prompt,
+        started_at=head.started_at,
+        updated_at=datetime.fromtimestamp(item.mtime, tz=timezone.utc),
+        message_count=_count_messages(item.path) if item.size <= COUNT_MESSAGES_UP_TO else None,
+    )
+
+
+def _count_messages(path: Path) -> int:
+    return sum(1 for line in iter_records(path) if line.record is not None and line.record.type in MESSAGE_TYPES)

@@ -1,0 +1,205 @@
+"""One line of a session file: the ``Record`` and its camelCase JSON form.
+
+The field names follow the upstream session format so files stay readable by
+the same tooling; Python attribute names stay snake_case.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import datetime, timezone
+from typing import Any, Literal
+
+from app.core.history import Message, Usage
+
+RecordType = Literal["user", "assistant", "tool_result", "system"]
+RECORD_TYPES: tuple[str, ...] = ("user", "assistant", "tool_result", "system")
+# Records of these types carry a conversation message; a system record may not.
+MESSAGE_TYPES: tuple[str, ...] = ("user", "assistant", "tool_result")
+
+_TYPE_FOR_ROLE: dict[str, RecordType] = {
+    "user": "user",
+    "assistant": "assistant",
+    "tool": "tool_result",
+    "system": "system",
+}
+
+SUBTYPE_CHAT_COMPRESSION = "chat_compression"
+
+
+def record_type_for(message: Message) -> RecordType:
+    return _TYPE_FOR_ROLE[message.role]
+
+
+def now_timestamp() -> str:
+    """The current UTC time as ISO 8601 with milliseconds and ``Z``."""
+    return datetime.now(timezone.utc).isoformat(timespec="milliseconds").replace("+00:00", "Z")
+
+
+def parse_timestamp(text: str | None) -> datetime | None:
+    """A record timestamp as an aware datetime, or None when it is not one."""
+    if not text:
+        return None
+    try:
+        value = datetime.fromisoformat(text)
+    except ValueError:
+        return None
+    return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+
+
+@dataclass
+class Record:
+    uuid: str
+    parent_uuid: str | None
+    session_id: str
+    timestamp: str
+    type: RecordType
+    cwd: str
+    version: str
+    subtype: str | None = None
+    git_branch: str | None = None
+    prompt_id: str | None = None
+    model: str | None = None
+    context_window_size: int | None = None
+    usage: Usage | None = None
+    message: Message | None = None
+    system_payload: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        # Small metadata first and the (possibly huge) message/payload last, so a
+        # reader that only sees the start of a long line still finds the metadata.
+        out: dict[str, Any] = {
+            "uuid": self.uuid,
+            "parentUuid": self.parent_uuid,
+            "sessionId": self.session_id,
+            "timestamp": self.timestamp,
+            "type": self.type,
+        }
+        optional: list[tuple[str, Any]] = [
+            ("subtype", self.subtype),
+            ("cwd", self.cwd),
+            ("version", self.version),
+            ("gitBranch", self.git_branch),
+            ("promptId", self.prompt_id),
+            ("model", self.model),
+            ("contextWindowSize", self.context_window_size),
+            ("usageMetadata", self.usage.to_dict() if self.usage else None),
+            ("message", self.message.to_dict() if self.message else None),
+            ("systemPayload", self.system_payload),
+        ]
+        out.update((key, value) for key, value in optional if value is not None)
+        return out
+
+    def to_json_line(self) -> str:
+        """The record as one JSON line, newline included."""
+        data = self.to_dict()
+        try:
+            text = json.dumps(data, ensure_ascii=False)
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            # Lone surrogates (e.g. from undecodable file names) cannot be written
+            # as UTF-8; ASCII escapes keep them and keep the file valid UTF-8.
+            text = json.dumps(data, ensure_ascii=True)
+        return text + "\n"
+
+    @classmethod
+    def from_json(cls, data: Any) -> Record:
+        """A record from its parsed JSON; unknown keys are ignored.
+
+        Raises ValueError with a short reason a person can read.
+        """
+        if not isinstance(data, dict):
+            raise ValueError(f"not a JSON object (got a JSON {_json_kind(data)})")
+        record_type = _required_str(data, "type")
+        if record_type not in RECORD_TYPES:
+            raise ValueError(f"unknown record type {record_type!r}")
+        parent = data.get("parentUuid")
+        if parent is not None and not isinstance(parent, str):
+            raise ValueError("field 'parentUuid' must be a string or null")
+        return cls(
+            uuid=_required_str(data, "uuid"),
+            parent_uuid=parent,
+            session_id=_required_str(data, "sessionId"),
+            timestamp=_required_str(data, "timestamp"),
+            type=record_type,  # type: ignore[arg-type]
+            cwd=_required_str(data, "cwd"),
+            version=_required_str(data, "version"),
+            subtype=_optional_str(data, "subtype"),
+            git_branch=_optional_str(data, "gitBranch"),
+            prompt_id=_optional_str(data, "promptId"),
+            model=_optional_str(data, "model"),
+            context_window_size=_optional_int(data, "contextWindowSize"),
+            usage=_usage_from(data.get("usageMetadata")),
+            message=_message_from(data.get("message"), required=record_type in MESSAGE_TYPES),
+            system_payload=_payload_from(data.get("systemPayload")),
+        )
+
+
+def _json_kind(value: Any) -> str:
+    if isinstance(value, list):
+        return "array"
+    if isinstance(value, str):
+        return "string"
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    return "number"
+
+
+def _required_str(data: dict[str, Any], key: str) -> str:
+    if key not in data:
+        raise ValueError(f"missing required field {key!r}")
+    value = data[key]
+    if not isinstance(value, str):
+        raise ValueError(f"field {key!r} must be a string")
+    return value
+
+
+def _optional_str(data: dict[str, Any], key: str) -> str | None:
+    value = data.get(key)
+    if value is not None and not isinstance(value, str):
+        raise ValueError(f"field {key!r} must be a string")
+    return value
+
+
+def _optional_int(data: dict[str, Any], key: str) -> int | None:
+    value = data.get(key)
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ValueError(f"field {key!r} must be an integer")
+    return value
+
+
+def _usage_from(value: Any) -> Usage | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("field 'usageMetadata' must be an object")
+    try:
+        return Usage.from_dict(value)
+    except (TypeError, ValueError):
+        raise ValueError("field 'usageMetadata' has non-numeric token counts") from None
+
+
+def _message_from(value: Any, *, required: bool) -> Message | None:
+    if value is None:
+        if required:
+            raise ValueError("missing required field 'message'")
+        return None
+    if not isinstance(value, dict):
+        raise ValueError("field 'message' must be an object")
+    try:
+        return Message.from_dict(value)
+    except ValueError:
+        raise  # already readable, e.g. "unknown message role 'robot'"
+    except (TypeError, AttributeError):
+        raise ValueError("field 'message' is malformed") from None
+
+
+def _payload_from(value: Any) -> dict[str, Any] | None:
+    if value is not None and not isinstance(value, dict):
+        raise ValueError("field 'systemPayload' must be an object")
+    return value

@@ -1,0 +1,143 @@
+"""Loading a session file back into a conversation that is valid to resend.
+
+Loading never fails on content: every line that cannot be used is skipped and
+described in ``warnings``, because a half-written file after a crash is the
+normal case this exists for.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from app.core.history import Message, Usage, close_dangling_tool_calls
+from app.core.session.preview import one_line_preview
+from app.core.session.reader import iter_records
+from app.core.session.records import SUBTYPE_CHAT_COMPRESSION, Record, parse_timestamp
+
+INTERRUPTED_TOOL_RESULT = (
+    "This tool call never finished: the session ended (the app was closed or crashed) before its result was recorded."
+)
+
+
+@dataclass
+class LoadedSession:
+    session_id: str
+    path: Path
+    messages: list[Message] = field(default_factory=list)
+    records: list[Record] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    # Usage of the last assistant reply after the last compression checkpoint:
+    # an older one describes a context that no longer exists.
+    last_usage: Usage | None = None
+    model: str | None = None
+    first_prompt: str = ""
+    started_at: datetime | None = None
+    updated_at: datetime | None = None
+
+
+def load_session(path: Path) -> LoadedSession:
+    """Read a session file into messages; raises only if the file itself cannot be opened."""
+    loaded = LoadedSession(session_id=path.stem, path=path)
+    for line in iter_records(path):
+        if line.record is None:
+            loaded.warnings.append(f"line {line.lineno} of {path} could not be read ({line.problem}) and was skipped")
+            continue
+        _take(loaded, line.record, line.lineno)
+    _repair_unanswered_tool_calls(loaded)
+    if loaded.updated_at is None:
+        loaded.updated_at = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+    return loaded
+
+
+def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
+    """Fold one valid record into the loaded session."""
+    loaded.records.append(record)
+    stamp = parse_timestamp(record.timestamp)
+    if stamp is not None:
+        loaded.started_at = loaded.started_at or stamp
+        loaded.updated_at = stamp
+    if record.model:
+        loaded.model = record.model
+    if record.type == "system":
+        if record.subtype == SUBTYPE_CHAT_COMPRESSION:
+            _restart_from_checkpoint(loaded, record, lineno)
+        return
+    if record.message is None:
+        return
+    loaded.messages.append(record.message)
+    if record.type == "user" and not loaded.first_prompt and record.message.content.strip():
+        loaded.first_prompt = one_line_preview(record.message.content)
+    if record.type == "assistant" and record.usage is not None:
+        loaded.last_usage = record.usage
+
+
+def _restart_from_checkpoint(loaded: LoadedSession, record: Record, lineno: int) -> None:
+    """Replace the history so far with the checkpoint's compressed history.
+
+    Reading in order, the last checkpoint naturally wins and everything after
+    it is appended to its history.
+    """
+    payload = record.system_payload or {}
+    compressed = payload.get("compressedHistory")
+    if compressed is None:
+        return
+    try:
+        messages = _messages_from(compressed)
+    except ValueError as exc:
+        loaded.warnings.append(
+            f"the compression checkpoint on line {lineno} of {loaded.path} could not be used ({exc}); "
+            "the history before it was kept instead"
+        )
+        return
+    loaded.messages = messages
+    loaded.last_usage = None
+
+
+def _messages_from(items: Any) -> list[Message]:
+    if not isinstance(items, list):
+        raise ValueError("compressedHistory is not a list")
+    messages: list[Message] = []
+    for index, item in enumerate(items):
+        if not isinstance(item, dict):
+            raise ValueError(f"entry {index} of compressedHistory is not an object")
+        try:
+            messages.append(Message.from_dict(item))
+        except (TypeError, AttributeError):
+            raise ValueError(f"entry {index} of compressedHistory is malformed") from None
+    return messages
+
+
+def _repair_unanswered_tool_calls(loaded: LoadedSession) -> None:
+    """Give every tool call without a result an error result, right after its turn.
+
+    Servers reject a history where a tool call has no result; a crash mid-turn
+    leaves exactly that. The repair is in memory only; the file is not touched.
+    """
+    repaired: list[Message] = []
+    added = 0
+    messages = loaded.messages
+    index = 0
+    while index < len(messages):
+        message = messages[index]
+        repaired.append(message)
+        index += 1
+        if message.role != "assistant" or not message.tool_calls:
+            continue
+        turn = [message]
+        while index < len(messages) and messages[index].role == "tool":
+            turn.append(messages[index])
+            repaired.append(messages[index])
+            index += 1
+        missing = close_dangling_tool_calls(turn, INTERRUPTED_TOOL_RESULT)
+        repaired.extend(missing)
+        added += len(missing)
+    if added:
+        loaded.messages = repaired
+        calls, were = ("tool call", "was") if added == 1 else ("tool calls", "were")
+        loaded.warnings.append(
+            f"{added} {calls} in {loaded.path} had no result (the turn was interrupted) "
+            f"and {were} marked as failed so the conversation can continue"
+        )

@@ -1,0 +1,101 @@
+"""What a tool is: a name, a JSON schema, a kind that drives permissions, and ``run``."""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from enum import Enum
+from pathlib import Path
+from typing import Any
+
+from app.core.tools.errors import ToolError  # also re-exported: tools import it from here
+from app.core.tools.filesystem import FileSystem, RealFileSystem
+
+
+class ToolKind(str, Enum):
+    READ = "read"  # never changes anything; allowed in plan mode
+    EDIT = "edit"  # changes files in the workspace
+    EXECUTE = "execute"  # runs a program
+
+
+@dataclass
+class ToolResult:
+    output: str
+    is_error: bool = False
+    summary: str = ""  # one line for the collapsed tool-call row, e.g. "120 lines" or "exit 0"
+
+
+@dataclass
+class ToolContext:
+    """What a tool may touch. ``fs`` is swapped for an overlay by speculative agents."""
+
+    root: Path
+    fs: FileSystem = field(default_factory=RealFileSystem)
+    shell_timeout: float = 120.0
+    output_limit: int = 30_000
+    read_only_shell: bool = False
+
+    def resolve(self, raw: str) -> Path:
+        """An absolute path inside the workspace root; raises ToolError otherwise."""
+        if not isinstance(raw, str) or not raw.strip():
+            raise ToolError("a path is required")
+        candidate = Path(raw).expanduser()
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        resolved = Path(_normalize(candidate))
+        real = self.fs.realpath(resolved)
+        root = self.fs.realpath(self.root)
+        if real != root and root not in real.parents:
+            raise ToolError(f"{raw} is outside the workspace ({self.root}); only files inside it can be used")
+        return resolved
+
+    def contains(self, path: Path) -> bool:
+        """Whether ``path``, with symlinks followed, is inside the workspace root."""
+        real = self.fs.realpath(path)
+        root = self.fs.realpath(self.root)
+        return real == root or root in real.parents
+
+    def display(self, path: Path) -> str:
+        """A path as the person thinks of it: relative to the root when inside it."""
+        try:
+            return str(path.relative_to(self.root)) or "."
+        except ValueError:
+            return str(path)
+
+
+def _normalize(path: Path) -> str:
+    import os.path
+
+    return os.path.normpath(str(path))
+
+
+class Tool(ABC):
+    """A built-in tool. Subclasses set the class attributes and implement ``run``."""
+
+    name: str = ""
+    description: str = ""
+    kind: ToolKind = ToolKind.READ
+    parameters: dict[str, Any] = {}
+
+    def schema(self) -> dict[str, Any]:
+        """The OpenAI function-tool declaration."""
+        return {
+            "type": "function",
+            "function": {"name": self.name, "description": self.description, "parameters": self.parameters},
+        }
+
+    def summarize(self, args: dict[str, Any]) -> str:
+        """One line naming what this call will do, shown before and while it runs."""
+        return self.name
+
+    def subject(self, args: dict[str, Any]) -> str:
+        """What permission rules match against: a path for file tools, the command for the shell."""
+        return ""
+
+    def detail(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        """What the approval modal shows: a diff for edits, the command for the shell."""
+        return self.summarize(args)
+
+    @abstractmethod
+    async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        """Do the work; raise ToolError for a failure the model should read."""

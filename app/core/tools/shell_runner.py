@@ -1,0 +1,125 @@
+"""Running a shell command in its own process group, so it can be stopped completely.
+
+``bash -c`` may start children (``make`` -> compilers, ``npm test`` -> node);
+killing only bash would leave them running and holding the output pipe. A new
+session makes bash the leader of a process group that ``killpg`` reaches as a
+whole.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import os
+import signal
+from dataclasses import dataclass
+from pathlib import Path
+
+# How long processes get to exit after SIGTERM before SIGKILL.
+TERM_GRACE_SECONDS = 1.0
+# After bash exits, how long background children may keep the pipe open before they are stopped.
+DRAIN_GRACE_SECONDS = 0.3
+_CHUNK = 64 * 1024
+_EXIT_POLL_SECONDS = 0.05
+
+
+@dataclass
+class CommandOutcome:
+    output: str
+    exit_code: int | None  # None when the command was killed for running too long
+    timed_out: bool = False
+    stopped_background: bool = False  # background children outlived bash and were killed
+
+
+async def run_command(command: str, cwd: Path, timeout: float) -> CommandOutcome:
+    """Run ``bash -c command``; stdout and stderr merged, stdin empty.
+
+    On timeout the whole group is killed and the output so far is returned; on
+    cancellation the group is killed and CancelledError propagates.
+    """
+    process = await asyncio.create_subprocess_exec(
+        "bash",
+        "-c",
+        command,
+        cwd=str(cwd),
+        stdin=asyncio.subprocess.DEVNULL,
+        stdout=asyncio.subprocess.PIPE,
+        stderr=asyncio.subprocess.STDOUT,
+        start_new_session=True,
+    )
+    chunks: list[bytes] = []
+    assert process.stdout is not None  # stdout=PIPE guarantees it
+    reader = asyncio.create_task(_collect(process.stdout, chunks))
+    timed_out = False
+    try:
+        await asyncio.wait_for(_wait_for_exit(process, reader), timeout)
+    except TimeoutError:
+        timed_out = True
+        await stop_group(process)
+    except asyncio.CancelledError:
+        reader.cancel()
+        await stop_group(process)
+        raise
+    stopped_background = await _drain(process, reader)
+    output = b"".join(chunks).decode("utf-8", errors="replace")
+    exit_code = None if timed_out else process.returncode
+    return CommandOutcome(output, exit_code, timed_out=timed_out, stopped_background=stopped_background)
+
+
+async def _wait_for_exit(process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
+    """Until bash exits.
+
+    ``Process.wait()`` alone also waits for the output pipe to close, which a
+    background child (``server &``) can keep open forever; so wait for the end
+    of the output, checking for bash's exit status in between.
+    """
+    while process.returncode is None and not reader.done():
+        await asyncio.wait({reader}, timeout=_EXIT_POLL_SECONDS)
+    if reader.done():
+        await process.wait()  # the pipe is closed, so this now waits for the exit alone
+
+
+async def _collect(stream: asyncio.StreamReader, chunks: list[bytes]) -> None:
+    while True:
+        chunk = await stream.read(_CHUNK)
+        if not chunk:
+            return
+        chunks.append(chunk)
+
+
+async def _drain(process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> bool:
+    """Wait for the rest of the output; True when leftover children had to be killed."""
+    try:
+        # shield: a timeout here must not cancel the reader, which still has output to collect.
+        await asyncio.wait_for(asyncio.shield(reader), DRAIN_GRACE_SECONDS)
+        return False
+    except TimeoutError:
+        pass
+    except asyncio.CancelledError:
+        reader.cancel()
+        _signal_group(process, signal.SIGKILL)
+        raise
+    _signal_group(process, signal.SIGKILL)
+    try:
+        await asyncio.wait_for(asyncio.shield(reader), TERM_GRACE_SECONDS)
+    except TimeoutError:
+        reader.cancel()  # something outside the group holds the pipe; give up on the rest
+    return True
+
+
+async def stop_group(process: asyncio.subprocess.Process) -> None:
+    """SIGTERM the group, give it a moment, then SIGKILL whatever is left."""
+    _signal_group(process, signal.SIGTERM)
+    try:
+        await asyncio.wait_for(process.wait(), TERM_GRACE_SECONDS)
+    except TimeoutError:
+        pass
+    finally:
+        # Always: bash may have exited on SIGTERM while a child that ignores it lives on.
+        _signal_group(process, signal.SIGKILL)
+
+
+def _signal_group(process: asyncio.subprocess.Process, sig: signal.Signals) -> None:
+    # The group id is bash's pid (start_new_session); it outlives bash while any member lives.
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(process.pid, sig)

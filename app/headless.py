@@ -1,0 +1,113 @@
+"""One turn without the TUI: ``agentctx-tui -p "question"``.
+
+Output formats: ``text`` streams the answer; ``json`` prints one object at the
+end; ``stream-json`` prints every core event as one JSON line. Exit codes: 0 the
+turn finished, 1 the model or a tool failed it (message on stderr).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+import time
+from typing import IO, Any
+
+from app.core.events import (
+    ApprovalNeeded,
+    Event,
+    Notice,
+    Retrying,
+    StreamReset,
+    TextDelta,
+    ToolCallFinished,
+    TurnCancelled,
+    TurnFailed,
+    TurnFinished,
+)
+from app.runtime import Runtime
+
+EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+
+
+async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+    agent = runtime.agent
+    assert agent is not None, "run_headless needs a configured endpoint"
+    started = time.monotonic()
+    tool_calls: list[dict[str, Any]] = []
+    final: Event | None = None
+    if output_format == "stream-json":
+        _line(out, {"type": "session", "session_id": runtime.session_id, "model": runtime.model_label})
+    for warning in runtime.warnings:
+        print(f"warning: {warning}", file=err)
+    async for event in agent.run(prompt):
+        if isinstance(event, ApprovalNeeded) and event.future is not None and not event.future.done():
+            event.future.cancel()  # never happens non-interactively; guard against a hang all the same
+        if isinstance(event, ToolCallFinished):
+            tool_calls.append(
+                {"id": event.call.id, "name": event.call.name, "arguments": event.call.arguments, "status": event.status, "summary": event.summary}
+            )
+        if isinstance(event, (TurnFinished, TurnFailed, TurnCancelled)):
+            final = event
+        if output_format == "stream-json":
+            _line(out, event.to_json())
+        elif output_format == "text":
+            _print_text_event(event, out, err)
+    duration_ms = int((time.monotonic() - started) * 1000)
+    if output_format == "json":
+        _line(out, _result_object(runtime, final, tool_calls, duration_ms))
+    elif output_format == "text" and isinstance(final, TurnFinished):
+        if final.result and not final.result.endswith("\n"):
+            out.write("\n")
+        out.flush()
+    if isinstance(final, TurnFailed):
+        print(f"error: {final.message}", file=err)
+        return EXIT_FAILED
+    if not isinstance(final, TurnFinished):
+        print("error: the turn did not finish", file=err)
+        return EXIT_FAILED
+    return EXIT_OK
+
+
+def _print_text_event(event: Event, out: IO[str], err: IO[str]) -> None:
+    if isinstance(event, TextDelta):
+        out.write(event.text)
+        out.flush()
+    elif isinstance(event, StreamReset):
+        out.write("\n")
+        print("warning: the stream broke; the answer restarts below", file=err)
+    elif isinstance(event, Retrying):
+        print(f"warning: {event.reason} Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}).", file=err)
+    elif isinstance(event, Notice) and event.level in ("warning", "error"):
+        print(f"{event.level}: {event.text}", file=err)
+    elif isinstance(event, ToolCallFinished):
+        print(f"[{event.status}] {event.summary}", file=err)
+
+
+def _result_object(runtime: Runtime, final: Event | None, tool_calls: list[dict[str, Any]], duration_ms: int) -> dict[str, Any]:
+    result: dict[str, Any] = {
+        "type": "result",
+        "session_id": runtime.session_id,
+        "model": runtime.model_label,
+        "duration_ms": duration_ms,
+        "tool_calls": tool_calls,
+    }
+    if isinstance(final, TurnFinished):
+        result.update(is_error=False, result=final.result, usage=final.usage.to_dict())
+    else:
+        message = final.message if isinstance(final, TurnFailed) else "the turn did not finish"
+        result.update(is_error=True, result="", error=message)
+    return result
+
+
+def _line(out: IO[str], obj: dict[str, Any]) -> None:
+    out.write(json.dumps(obj, ensure_ascii=False) + "\n")
+    out.flush()
+
+
+def run(runtime: Runtime, prompt: str, output_format: str) -> int:
+    try:
+        return asyncio.run(run_headless(runtime, prompt, output_format))
+    except KeyboardInterrupt:
+        print("error: interrupted", file=sys.stderr)
+        return 130

@@ -1,0 +1,157 @@
+"""Wiring: from settings and a working directory to a ready Agent.
+
+The TUI and the headless mode both start here, so they run the same agent with
+the same tools, permissions and session record.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app import __version__
+from app.config import Settings
+from app.core.agent import Agent, AgentLimits, StaticAssembler
+from app.core.history import Message
+from app.core.llm.models import context_window_for
+from app.core.llm.retry import RetryPolicy
+from app.core.session.listing import find_session, latest_session
+from app.core.session.recorder import SessionRecorder
+from app.core.session.resume import load_session
+from app.core.tools.base import ToolContext
+from app.core.tools.permissions import ApprovalMode, PermissionPolicy
+from app.core.tools.registry import ToolRegistry, builtin_registry
+from app.context.prompt.base import base_prompt, environment_section
+from app.paths import Paths
+
+
+NO_ENDPOINT_MESSAGE = (
+    "No model endpoint is configured. Set OPENAI_BASE_URL (e.g. https://api.openai.com/v1), "
+    "OPENAI_MODEL and OPENAI_API_KEY, or model.base_url / model.name / model.api_key in settings.yaml."
+)
+
+
+@dataclass
+class Runtime:
+    settings: Settings
+    paths: Paths
+    agent: Agent | None
+    recorder: SessionRecorder
+    registry: ToolRegistry
+    policy: PermissionPolicy
+    resumed_messages: list[Message] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+
+    @property
+    def session_id(self) -> str:
+        return self.recorder.session_id
+
+    @property
+    def model_label(self) -> str:
+        name = self.settings.model.name or "no model"
+        return f"{name} (demo)" if self.settings.demo else name
+
+    @property
+    def context_window(self) -> int:
+        return context_window_for(self.settings.model.name, self.settings.model.context_window)
+
+
+def git_branch(root: Path) -> str | None:
+    head = root / ".git" / "HEAD"
+    try:
+        text = head.read_text(encoding="utf-8").strip()
+    except OSError:
+        return None
+    prefix = "ref: refs/heads/"
+    return text[len(prefix):] if text.startswith(prefix) else None
+
+
+def build_system_prompt(paths: Paths) -> str:
+    return f"{base_prompt()}\n\n{environment_section(paths.cwd)}"
+
+
+def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> tuple[SessionRecorder, list[Message], list[str]]:
+    """The session record to append to, and the messages it already holds."""
+    branch = git_branch(paths.project_root)
+    summary = None
+    if resume:
+        summary = find_session(paths.chats_dir, resume)
+    elif continue_latest:
+        summary = latest_session(paths.chats_dir)
+    if summary is None:
+        warnings = ["No earlier session in this project to continue; starting a new one."] if continue_latest else []
+        recorder = SessionRecorder(paths.chats_dir, cwd=paths.cwd, version=__version__, git_branch=branch)
+        return recorder, [], warnings
+    loaded = load_session(summary.path)
+    recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__)
+    return recorder, loaded.messages, list(loaded.warnings)
+
+
+def build_runtime(
+    settings: Settings,
+    paths: Paths,
+    *,
+    resume: str | None = None,
+    continue_latest: bool = False,
+    interactive: bool = True,
+) -> Runtime:
+    """Everything a turn needs. ``agent`` is None when no endpoint is configured."""
+    recorder, messages, warnings = open_recorder(paths, resume=resume, continue_latest=continue_latest)
+    mode = ApprovalMode(settings.approval_mode)
+    policy = PermissionPolicy(
+        allow=settings.permissions.allow,
+        ask=settings.permissions.ask,
+        deny=settings.permissions.deny,
+        mode=mode,
+    )
+    warnings.extend(policy.warnings)
+    registry = builtin_registry()
+    if mode is ApprovalMode.PLAN:
+        registry = registry.read_only()
+    runtime = Runtime(
+        settings=settings,
+        paths=paths,
+        agent=None,
+        recorder=recorder,
+        registry=registry,
+        policy=policy,
+        resumed_messages=list(messages),
+        warnings=[*settings.warnings, *warnings],
+    )
+    if settings.has_endpoint:
+        runtime.agent = make_agent(runtime, history=messages, interactive=interactive)
+    return runtime
+
+
+def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -> Agent:
+    from app.core.llm.openai_compat import OpenAICompatProvider
+
+    model = runtime.settings.model
+    provider = OpenAICompatProvider(
+        base_url=model.base_url,
+        model=model.name,
+        api_key=model.api_key,
+        connect_timeout=model.connect_timeout,
+        read_timeout=model.read_timeout,
+        max_output_tokens=model.max_output_tokens,
+        temperature=model.temperature,
+    )
+    paths = runtime.paths
+    context = ToolContext(
+        root=paths.project_root,
+        shell_timeout=runtime.settings.shell.timeout,
+        output_limit=runtime.settings.shell.output_limit,
+    )
+    return Agent(
+        provider=provider,
+        tools=runtime.registry,
+        policy=runtime.policy,
+        tool_context=context,
+        assembler=StaticAssembler(lambda: build_system_prompt(paths)),
+        recorder=runtime.recorder,
+        history=history,
+        retry=RetryPolicy(max_retries=model.max_retries, max_total_seconds=model.max_retry_seconds),
+        limits=AgentLimits(max_requests=runtime.settings.max_turns),
+        context_window=runtime.context_window,
+        interactive=interactive,
+    )

@@ -1,0 +1,502 @@
+"""The Textual application: one conversation screen, modals for approval, help, sessions and first run."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import time
+from collections.abc import Iterable
+from importlib import resources
+from pathlib import Path
+
+from textual import work
+from textual.app import App, ComposeResult, SystemCommand
+from textual.content import Content
+from textual.screen import Screen
+from textual.widgets import Footer, Static
+
+from app.config import Settings, load_settings
+from app.core.events import (
+    ApprovalNeeded,
+    AssistantMessage,
+    Decision,
+    Event,
+    Notice,
+    ReasoningDelta,
+    RequestStarted,
+    Retrying,
+    StreamReset,
+    TextDelta,
+    ToolCallFinished,
+    ToolCallStarted,
+    TurnCancelled,
+    TurnFailed,
+    TurnFinished,
+    UsageUpdated,
+)
+from app.core.history import ToolCall
+from app.fsutil import atomic_write_text
+from app.paths import Paths, ensure_private_dir
+from app.runtime import NO_ENDPOINT_MESSAGE, Runtime, build_runtime
+from app.tui.commands import parse_command
+from app.tui.keys import GLOBAL_KEYS, bindings
+from app.tui.screens.approval import ApprovalScreen
+from app.tui.screens.first_run import FirstRunScreen
+from app.tui.screens.help import HelpScreen
+from app.tui.screens.sessions import SessionPickerScreen
+from app.tui.widgets.conversation import Conversation
+from app.tui.widgets.message_views import AssistantView
+from app.tui.widgets.prompt import PromptInput
+from app.tui.widgets.status import StatusLine
+from app.tui.widgets.transcript import Entry, entries_from_history
+
+QUIT_WINDOW_SECONDS = 2.0
+HISTORY_LIMIT = 500
+
+
+def style_path(name: str) -> Path:
+    return Path(str(resources.files("app").joinpath("styles", name)))
+
+
+class AgentctxApp(App[int]):
+    CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
+    BINDINGS = bindings(GLOBAL_KEYS)
+    TITLE = "agentctx"
+
+    def __init__(
+        self,
+        *,
+        settings: Settings,
+        paths: Paths,
+        resume: str | None = None,
+        continue_latest: bool = False,
+        warm_up: bool = True,
+    ) -> None:
+        super().__init__()
+        self.settings = settings
+        self.paths = paths
+        self.runtime: Runtime | None = None
+        self._resume = resume
+        self._continue = continue_latest
+        self._warm_up = warm_up
+        self._last_ctrl_c = 0.0
+        self._approval: ApprovalScreen | None = None
+        if settings.demo:
+            self.title = "agentctx — DEMO (scripted local model)"
+
+    # -- layout -------------------------------------------------------------------------------
+
+    def compose(self) -> ComposeResult:
+        yield Conversation(max_mounted=self.settings.ui.max_mounted_messages, id="conversation")
+        yield Static("", id="command-hint")
+        yield PromptInput(history=self._load_input_history(), id="prompt")
+        yield StatusLine(id="status")
+        yield Footer()
+
+    @property
+    def conversation(self) -> Conversation:
+        return self.query_one("#conversation", Conversation)
+
+    @property
+    def prompt(self) -> PromptInput:
+        return self.query_one("#prompt", PromptInput)
+
+    @property
+    def status(self) -> StatusLine:
+        return self.query_one("#status", StatusLine)
+
+    async def on_mount(self) -> None:
+        self.query_one("#command-hint").display = False
+        if self.settings.keymap:
+            self.set_keymap(self.settings.keymap)
+            self.prompt.keymap = dict(self.settings.keymap)
+        self._apply_theme()
+        status = self.status
+        status.demo = self.settings.demo
+        status.model = self.settings.model.name if self.settings.has_endpoint else ""
+        self._restore_draft()
+        self.prompt.focus()
+        if not self.settings.has_endpoint:
+            self.push_screen(FirstRunScreen(self.paths))
+        elif self._warm_up:
+            self._import_model_client()
+        self._open_session(resume=self._resume, continue_latest=self._continue)
+
+    def _apply_theme(self) -> None:
+        theme = self.settings.ui.theme
+        if theme in self.available_themes:
+            self.theme = theme
+        else:
+            self.notify(f"Unknown theme '{theme}' in settings (ui.theme); using the default.", severity="warning")
+
+    @work(thread=True, group="warm-up", exit_on_error=False)
+    def _import_model_client(self) -> None:
+        # The openai SDK takes a good part of a second to import: do it while the person types.
+        import openai  # noqa: F401
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    @work(exclusive=True, group="session", exit_on_error=False)
+    async def _open_session(self, resume: str | None = None, continue_latest: bool = False) -> None:
+        status = self.status
+        if resume or continue_latest:
+            status.state = "loading session…"
+        try:
+            runtime = await asyncio.to_thread(
+                build_runtime, self.settings, self.paths, resume=resume, continue_latest=continue_latest
+            )
+        except Exception as exc:  # a missing or unreadable session: say so, start fresh
+            self.notify(str(exc), severity="error", timeout=8)
+            await self.conversation.add(Entry(kind="error", text=str(exc)))
+            runtime = await asyncio.to_thread(build_runtime, self.settings, self.paths)
+        self.runtime = runtime
+        registry = runtime.registry
+
+        def summarize(call: ToolCall) -> str:
+            return _tool_title(registry, call)
+
+        await self.conversation.replace_all(entries_from_history(runtime.resumed_messages, summarize))
+        for warning in runtime.warnings:
+            self.notify(warning, severity="warning", timeout=8)
+            await self.conversation.add(Entry(kind="notice", text=warning))
+        status.session_id = runtime.session_id
+        status.context_window = runtime.context_window if self.settings.has_endpoint else 0
+        last = runtime.agent.last_usage if runtime.agent else None
+        status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else 0
+        status.state = "idle"
+
+    def action_sessions(self) -> None:
+        from app.core.session.listing import list_sessions
+
+        sessions = list_sessions(self.paths.chats_dir, limit=200)
+        current = self.runtime.session_id if self.runtime else None
+
+        def chosen(session_id: str | None) -> None:
+            if session_id and session_id != current:
+                self._switch_session(session_id)
+
+        self.push_screen(SessionPickerScreen(sessions, current=current), chosen)
+
+    def _switch_session(self, session_id: str) -> None:
+        if self._busy():
+            self.notify("A turn is running; press Esc to cancel it before switching sessions.", severity="warning")
+            return
+        self._open_session(resume=session_id)
+
+    def action_new_session(self) -> None:
+        if self._busy():
+            self.notify("A turn is running; press Esc to cancel it first.", severity="warning")
+            return
+        self._open_session()
+        self.notify("New session started; the previous one stays in ctrl+r.")
+
+    # -- prompt -------------------------------------------------------------------------------
+
+    def on_prompt_input_command_hint(self, message: PromptInput.CommandHint) -> None:
+        hint = self.query_one("#command-hint", Static)
+        hint.display = bool(message.matches)
+        if message.matches:
+            parts = [f"[b]/{c.name}[/b] [$text-muted]{c.description}[/]" for c in message.matches[:6]]
+            hint.update(Content.from_markup("   ".join(parts) + "   [$text-muted](tab completes)[/]"))
+
+    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+        text = message.text
+        parsed = parse_command(text)
+        if parsed is not None:
+            if parsed.command is None:
+                self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
+                return
+            self._clear_prompt(text)
+            self.run_action(parsed.command.action)
+            return
+        if self.runtime is None:
+            self.notify("Still starting up; try again in a moment.", severity="warning")
+            return
+        if self.runtime.agent is None:
+            self.notify(NO_ENDPOINT_MESSAGE, severity="error", timeout=10)
+            return  # the text stays in the prompt
+        if self._busy():
+            self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
+            return
+        self._clear_prompt(text)
+        self._run_turn(text)
+
+    def _clear_prompt(self, text: str) -> None:
+        self._append_input_history(text)
+        self.prompt.load_text("")
+
+    def _busy(self) -> bool:
+        return bool(self.runtime and self.runtime.agent and self.runtime.agent.busy)
+
+    # -- a turn -------------------------------------------------------------------------------
+
+    @work(exclusive=False, group="turn", exit_on_error=False)
+    async def _run_turn(self, prompt: str) -> None:
+        assert self.runtime is not None and self.runtime.agent is not None
+        agent = self.runtime.agent
+        conversation = self.conversation
+        await conversation.add(Entry(kind="user", text=prompt))
+        conversation.scroll_end(animate=False)
+        conversation.anchor()
+        self.status.state = "thinking…"
+        handler = _TurnView(self, conversation)
+        async for event in agent.run(prompt):
+            await handler.handle(event)
+
+    def ask_approval(self, event: ApprovalNeeded, entry: Entry | None) -> None:
+        future = event.future
+        if future is None:
+            return
+        self.status.state = "waiting for approval"
+        screen = ApprovalScreen(tool_name=event.call.name, summary=event.summary, detail=event.detail, tool_kind=event.tool_kind)
+        self._approval = screen
+
+        def answered(decision: Decision | None) -> None:
+            self._approval = None
+            if not future.done():
+                future.set_result(decision or Decision.REJECT)
+            self.status.state = "running tool…"
+
+        self.push_screen(screen, answered)
+
+    def close_approval(self) -> None:
+        if self._approval is not None and self._approval.is_current:
+            self._approval.dismiss(Decision.REJECT)
+        self._approval = None
+
+    # -- actions --------------------------------------------------------------------------------
+
+    def action_cancel_turn(self) -> None:
+        if self.runtime and self.runtime.agent and self.runtime.agent.cancel():
+            self.status.state = "cancelling…"
+
+    def action_quit_pressed(self) -> None:
+        selected = self.screen.get_selected_text() if hasattr(self.screen, "get_selected_text") else None
+        if selected:
+            self.copy_to_clipboard(selected)
+            self.notify("Copied the selection.")
+            return
+        now = time.monotonic()
+        if now - self._last_ctrl_c <= QUIT_WINDOW_SECONDS:
+            self._save_draft()
+            self.exit(0)
+            return
+        self._last_ctrl_c = now
+        self.notify("Press ctrl+c again to quit.", timeout=QUIT_WINDOW_SECONDS)
+
+    async def action_quit(self) -> None:
+        self._save_draft()
+        self.exit(0)
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.settings.keymap))
+
+    def action_toggle_tools(self) -> None:
+        conversation = self.conversation
+        conversation.set_tools_expanded(not conversation.tools_expanded)
+
+    async def action_load_earlier(self) -> None:
+        added = await self.conversation.load_earlier()
+        if not added:
+            self.notify("This is the start of the session.")
+
+    def action_scroll_conversation(self, direction: int) -> None:
+        conversation = self.conversation
+        if direction < 0:
+            conversation.scroll_page_up(animate=False)
+        else:
+            conversation.scroll_page_down(animate=False)
+
+    def action_scroll_conversation_end(self) -> None:
+        self.conversation.scroll_end(animate=False)
+        self.conversation.anchor()
+
+    def action_copy_last(self) -> None:
+        text = self.conversation.transcript.last_answer()
+        if not text:
+            self.notify("There is no answer to copy yet.", severity="warning")
+            return
+        self.copy_to_clipboard(text)
+        self.notify(f"Copied the last answer ({len(text)} characters).")
+
+    def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
+        yield from super().get_system_commands(screen)
+        yield SystemCommand("Help: keys and commands", "Every key and /command", self.action_help)
+        yield SystemCommand("Sessions: resume an earlier session", "Newest first, with the first prompt", self.action_sessions)
+        yield SystemCommand("Sessions: start a new session", "The current one stays recorded", self.action_new_session)
+        yield SystemCommand("Conversation: expand or collapse tool output", "ctrl+o", self.action_toggle_tools)
+        yield SystemCommand("Conversation: copy the last answer", "To the clipboard", self.action_copy_last)
+        yield SystemCommand("Turn: cancel the running turn", "esc", self.action_cancel_turn)
+
+    # -- what survives a restart ----------------------------------------------------------------
+
+    def _load_input_history(self) -> list[str]:
+        path = self.paths.input_history_file
+        try:
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[-HISTORY_LIMIT:]
+        except OSError:
+            return []
+        history: list[str] = []
+        for line in lines:
+            try:
+                value = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a torn last line from a crash; the rest is fine
+            if isinstance(value, str):
+                history.append(value)
+        return history
+
+    def _append_input_history(self, text: str) -> None:
+        try:
+            ensure_private_dir(self.paths.project_state_dir)
+            with self.paths.input_history_file.open("a", encoding="utf-8") as handle:
+                handle.write(json.dumps(text, ensure_ascii=False) + "\n")
+        except OSError as exc:
+            self.notify(f"Could not save the prompt history: {exc}", severity="warning")
+
+    @property
+    def _draft_file(self) -> Path:
+        return self.paths.project_state_dir / "prompt-draft.txt"
+
+    def _save_draft(self) -> None:
+        """Unsent words survive quitting: they come back in the prompt next time."""
+        try:
+            text = self.prompt.text
+        except Exception:
+            return
+        try:
+            if text.strip():
+                ensure_private_dir(self.paths.project_state_dir)
+                atomic_write_text(self._draft_file, text, mode=0o600)
+            elif self._draft_file.exists():
+                self._draft_file.unlink()
+        except OSError:
+            pass
+
+    def _restore_draft(self) -> None:
+        try:
+            text = self._draft_file.read_text(encoding="utf-8")
+        except (OSError, UnicodeDecodeError):
+            return
+        if text.strip():
+            self.prompt.load_text(text)
+            self.prompt.move_cursor(self.prompt.document.end)
+
+
+def _tool_title(registry, call: ToolCall) -> str:  # type: ignore[no-untyped-def]
+    tool = registry.get(call.name)
+    if tool is None:
+        return call.name
+    try:
+        return tool.summarize(call.parsed_arguments())
+    except Exception:
+        return call.name
+
+
+class _TurnView:
+    """Turns the core's events into what the person sees, for one turn."""
+
+    def __init__(self, app: AgentctxApp, conversation: Conversation) -> None:
+        self.app = app
+        self.conversation = conversation
+        self.current: AssistantView | None = None
+        self.tools: dict[str, Entry] = {}
+
+    async def _reply_view(self) -> AssistantView:
+        if self.current is None:
+            view = await self.conversation.add(Entry(kind="assistant", streaming=True))
+            assert isinstance(view, AssistantView)
+            self.current = view
+        return self.current
+
+    async def _end_reply(self) -> None:
+        if self.current is not None:
+            await self.current.finish()
+            self.current = None
+
+    def _tool(self, call: ToolCall) -> Entry:
+        return self.tools.setdefault(call.id, Entry(kind="tool", call_id=call.id, tool_name=call.name, title=call.name))
+
+    async def handle(self, event: Event) -> None:
+        app, status = self.app, self.app.status
+        if isinstance(event, RequestStarted):
+            status.state = "waiting for the model…"
+        elif isinstance(event, TextDelta):
+            status.state = "answering…"
+            await (await self._reply_view()).write(event.text)
+        elif isinstance(event, ReasoningDelta):
+            status.state = "thinking…"
+            (await self._reply_view()).add_reasoning(event.text)
+        elif isinstance(event, StreamReset):
+            if self.current is not None:
+                await self.current.reset()
+        elif isinstance(event, Retrying):
+            status.state = f"retrying in {event.delay:.0f} s ({event.attempt}/{event.max_attempts})"
+            app.notify(f"{event.reason} Retrying in {event.delay:.1f} s.", severity="warning")
+        elif isinstance(event, AssistantMessage):
+            await self._end_reply()
+            registry = app.runtime.registry if app.runtime else None
+            for call in event.message.tool_calls:
+                entry = self._tool(call)
+                entry.title = _tool_title(registry, call) if registry else call.name
+                entry.status = "waiting"
+                await self.conversation.add(entry)
+        elif isinstance(event, ApprovalNeeded):
+            entry = self._tool(event.call)
+            entry.title = event.summary
+            self.conversation.refresh_tool(entry)
+            app.ask_approval(event, entry)
+        elif isinstance(event, ToolCallStarted):
+            entry = self._tool(event.call)
+            entry.status, entry.title = "running", event.summary
+            self.conversation.refresh_tool(entry)
+            status.state = f"running {event.call.name}…"
+        elif isinstance(event, ToolCallFinished):
+            entry = self._tool(event.call)
+            entry.status, entry.title, entry.output = event.status, event.summary, event.output
+            self.conversation.refresh_tool(entry)
+            status.state = "waiting for the model…"
+        elif isinstance(event, UsageUpdated):
+            used = event.last.prompt_tokens + event.last.completion_tokens
+            if used:
+                status.used_tokens = used
+            if event.context_window:
+                status.context_window = event.context_window
+        elif isinstance(event, Notice):
+            await self.conversation.add(Entry(kind="notice" if event.level != "error" else "error", text=event.text))
+            app.notify(event.text, severity="error" if event.level == "error" else "warning" if event.level == "warning" else "information")
+        elif isinstance(event, TurnFinished):
+            await self._end_reply()
+            status.state = "idle"
+        elif isinstance(event, TurnFailed):
+            await self._end_reply()
+            await self.conversation.add(Entry(kind="error", text=event.message))
+            app.notify(event.message, severity="error", timeout=10)
+            status.state = "error"
+        elif isinstance(event, TurnCancelled):
+            await self._end_reply()
+            app.close_approval()
+            for entry in self.tools.values():
+                if entry.status in ("waiting", "running"):
+                    entry.status = "cancelled"
+                    self.conversation.refresh_tool(entry)
+            await self.conversation.add(Entry(kind="notice", text="Cancelled. Your message is kept in the session."))
+            status.state = "idle"
+
+
+def run_tui(
+    *,
+    settings: Settings | None = None,
+    paths: Paths | None = None,
+    resume: str | None = None,
+    continue_latest: bool = False,
+    demo: bool = False,
+) -> int:
+    paths = paths or Paths.for_cwd()
+    settings = settings or load_settings(paths)
+    if demo:
+        settings.demo = True
+    app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest)
+    result = app.run()
+    return int(result or 0)

@@ -1,0 +1,79 @@
+"""Slash commands: their names, completion, and parsing of what was typed."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+
+
+@dataclass(frozen=True)
+class SlashCommand:
+    name: str
+    description: str
+    action: str  # the App action it runs
+    aliases: tuple[str, ...] = field(default=())
+    argument_hint: str = ""
+
+
+COMMANDS: tuple[SlashCommand, ...] = (
+    SlashCommand("help", "Show every key and command", "help", aliases=("?",)),
+    SlashCommand("new", "Start a new session (the current one stays recorded)", "new_session", aliases=("clear",)),
+    SlashCommand("resume", "Pick an earlier session of this project", "sessions", aliases=("sessions",)),
+    SlashCommand("copy", "Copy the last answer to the clipboard", "copy_last"),
+    SlashCommand("tools", "Expand or collapse tool output", "toggle_tools"),
+    SlashCommand("quit", "Quit", "quit", aliases=("exit",)),
+)
+
+_COMMAND_WORD = re.compile(r"^/([A-Za-z?][\w-]*)(?:\s+(.*))?$", re.S)
+
+
+def _names(command: SlashCommand) -> tuple[str, ...]:
+    return (command.name, *command.aliases)
+
+
+def matching_commands(text: str) -> list[SlashCommand]:
+    """Commands whose name or alias starts with the typed word (``/`` alone lists all)."""
+    if not text.startswith("/") or " " in text:
+        return []
+    word = text[1:].lower()
+    return [c for c in COMMANDS if any(n.startswith(word) for n in _names(c))]
+
+
+def complete_command(text: str) -> str | None:
+    """The text with the command word completed, or None when nothing fits."""
+    matches = matching_commands(text)
+    if not matches:
+        return None
+    if len(matches) == 1:
+        return f"/{matches[0].name} "
+    # Several fit: complete as far as they agree.
+    names = [m.name for m in matches]
+    prefix = names[0]
+    for name in names[1:]:
+        while not name.startswith(prefix):
+            prefix = prefix[:-1]
+    return f"/{prefix}" if len(prefix) + 1 > len(text) else None
+
+
+@dataclass
+class ParsedCommand:
+    command: SlashCommand | None  # None: looks like a command but is unknown
+    word: str
+    argument: str
+
+
+def parse_command(text: str) -> ParsedCommand | None:
+    """A slash command in the prompt, or None when the text is an ordinary prompt.
+
+    "/etc/hosts is broken" is a prompt, not an unknown command: only a single word
+    after the slash counts as a command name.
+    """
+    match = _COMMAND_WORD.match(text.strip())
+    if not match:
+        return None
+    word = match.group(1).lower()
+    argument = (match.group(2) or "").strip()
+    for command in COMMANDS:
+        if word in _names(command):
+            return ParsedCommand(command, word, argument)
+    return ParsedCommand(None, word, argument)

@@ -1,0 +1,71 @@
+"""Every key the app answers to, in one table.
+
+Each key has an id, so a user keymap in settings (``keymap: {cancel: ctrl+g}``)
+can remap it; the help screen is generated from this table, so it cannot drift.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from textual.binding import Binding
+
+
+@dataclass(frozen=True)
+class KeySpec:
+    id: str
+    key: str
+    action: str
+    description: str
+    where: str  # which part of the app the key works in (shown as a help-screen group)
+    show: bool = True
+    priority: bool = False
+
+    def binding(self) -> Binding:
+        return Binding(self.key, self.action, self.description, show=self.show, priority=self.priority, id=self.id)
+
+
+GLOBAL_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("quit", "ctrl+c", "quit_pressed", "Quit (twice)", "Anywhere", priority=True),
+    KeySpec("cancel", "escape", "cancel_turn", "Cancel turn", "Anywhere"),
+    KeySpec("help", "f1", "help", "Help", "Anywhere"),
+    KeySpec("toggle_tools", "ctrl+o", "toggle_tools", "Tool output", "Anywhere"),
+    KeySpec("sessions", "ctrl+r", "sessions", "Sessions", "Anywhere"),
+    KeySpec("new_session", "ctrl+n", "new_session", "New session", "Anywhere", show=False),
+    KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False),
+    KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False),
+    KeySpec("scroll_up", "pageup", "scroll_conversation(-1)", "Scroll conversation up", "Anywhere", show=False),
+    KeySpec("scroll_down", "pagedown", "scroll_conversation(1)", "Scroll conversation down", "Anywhere", show=False),
+    KeySpec("scroll_end", "ctrl+end", "scroll_conversation_end", "Jump to the newest message", "Anywhere", show=False),
+)
+
+PROMPT_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("submit", "enter", "submit", "Send", "Prompt", show=False),
+    KeySpec("newline", "ctrl+j", "newline", "New line (also shift+enter / alt+enter where the terminal tells them apart)", "Prompt", show=False),
+    KeySpec("complete", "tab", "complete", "Complete a /command", "Prompt", show=False),
+    KeySpec("history_prev", "up", "history_prev", "Previous prompt (on the first line)", "Prompt", show=False),
+    KeySpec("history_next", "down", "history_next", "Next prompt (on the last line)", "Prompt", show=False),
+)
+
+APPROVAL_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("approve", "y", "approve", "Yes, run it", "Approval"),
+    KeySpec("reject", "n", "reject", "No", "Approval"),
+    KeySpec("always", "a", "always", "Always, for this session", "Approval"),
+    KeySpec("approval_cancel", "escape", "reject", "Reject", "Approval"),
+)
+
+PICKER_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("picker_open", "enter", "open", "Open the selected session", "Session picker"),
+    KeySpec("picker_close", "escape", "close", "Close", "Session picker"),
+)
+
+ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + APPROVAL_KEYS + PICKER_KEYS
+
+
+def bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:
+    return [spec.binding() for spec in specs]
+
+
+def effective_key(spec: KeySpec, keymap: dict[str, str]) -> str:
+    """The key(s) a spec answers to once the user's keymap is applied."""
+    return keymap.get(spec.id, spec.key)

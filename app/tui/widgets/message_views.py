@@ -1,0 +1,149 @@
+"""One widget per transcript entry: user prompt, streamed answer, tool call, notice."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.content import Content
+from textual.widgets import Markdown, Static
+
+from app.tui.widgets.transcript import Entry
+
+STATUS_MARKS = {
+    "waiting": ("?", "$warning"),
+    "running": ("…", "$accent"),
+    "ok": ("✓", "$success"),
+    "error": ("✗", "$error"),
+    "rejected": ("⊘", "$warning"),
+    "cancelled": ("⊘", "$text-muted"),
+}
+# Long tool output is cut in the view (the model saw all of it, the record keeps all of it).
+MAX_OUTPUT_LINES = 200
+
+
+class UserView(Static):
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(Content(entry.text), classes="user-message")
+        self.entry = entry
+
+
+class NoticeView(Static):
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(Content(entry.text), classes=f"notice {entry.kind}")
+        self.entry = entry
+
+
+class AssistantView(Vertical):
+    """A reply; while it streams, text goes through one MarkdownStream."""
+
+    def __init__(self, entry: Entry) -> None:
+        super().__init__(classes="assistant-message")
+        self.entry = entry
+        self._stream = None
+
+    def compose(self) -> ComposeResult:
+        yield Static(Content(self._reasoning_tail()), classes="reasoning")
+        yield Markdown(self.entry.text if not self.entry.streaming else "")
+
+    def on_mount(self) -> None:
+        self._sync_reasoning()
+
+    def _reasoning_tail(self) -> str:
+        lines = self.entry.reasoning.strip().splitlines()
+        if not lines:
+            return ""
+        # While streaming show the last few lines of thinking; afterwards a one-line marker.
+        if self.entry.streaming:
+            return "\n".join(lines[-3:])
+        return f"thought for {len(self.entry.reasoning.split())} words"
+
+    def _sync_reasoning(self) -> None:
+        reasoning = self.query_one(".reasoning", Static)
+        reasoning.update(Content(self._reasoning_tail()))
+        reasoning.display = bool(self.entry.reasoning.strip())
+
+    def add_reasoning(self, text: str) -> None:
+        self.entry.reasoning += text
+        self._sync_reasoning()
+
+    async def write(self, text: str) -> None:
+        self.entry.text += text
+        if self._stream is None:
+            self._stream = Markdown.get_stream(self.query_one(Markdown))
+        await self._stream.write(text)
+
+    async def finish(self) -> None:
+        """End the stream and render the whole text once (streamed fences can lose content)."""
+        self.entry.streaming = False
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+        await self.query_one(Markdown).update(self.entry.text)
+        self._sync_reasoning()
+
+    async def reset(self) -> None:
+        if self._stream is not None:
+            stream, self._stream = self._stream, None
+            await stream.stop()
+        self.entry.text = ""
+        self.entry.reasoning = ""
+        await self.query_one(Markdown).update("")
+        self._sync_reasoning()
+
+
+class ToolView(Static):
+    """A tool call: one line (status, summary) collapsed; its output when expanded."""
+
+    ALLOW_SELECT = True
+
+    def __init__(self, entry: Entry, *, expanded: bool = False) -> None:
+        super().__init__(classes="tool-call")
+        self.entry = entry
+        self.expanded = expanded
+
+    def on_mount(self) -> None:
+        self.refresh_entry()
+
+    def on_click(self) -> None:
+        self.expanded = not self.expanded
+        self.refresh_entry()
+
+    def set_expanded(self, expanded: bool) -> None:
+        self.expanded = expanded
+        self.refresh_entry()
+
+    def refresh_entry(self) -> None:
+        entry = self.entry
+        mark, colour = STATUS_MARKS.get(entry.status, ("·", "$text-muted"))
+        arrow = "▼" if self.expanded else "▶"
+        self.set_class(entry.status in ("error", "rejected"), "failed")
+        title = _one_line(entry.title or entry.tool_name)
+        # Summaries start with the tool's name; make that part bold rather than say it twice.
+        name, rest = (entry.tool_name, title[len(entry.tool_name):]) if title.startswith(entry.tool_name) else ("", title)
+        header = Content.from_markup(f"[$text-muted]{arrow}[/] [{colour}]{mark}[/] [b]{escape(name)}[/b]")
+        header += Content(rest if name else title)
+        if not self.expanded or not entry.output:
+            self.update(header)
+            return
+        lines = entry.output.splitlines()
+        shown = lines[:MAX_OUTPUT_LINES]
+        body = "\n".join(shown)
+        if len(lines) > MAX_OUTPUT_LINES:
+            body += f"\n… {len(lines) - MAX_OUTPUT_LINES} more lines"
+        self.update(header + Content("\n") + Content(body).stylize("$text-muted"))
+
+
+def _one_line(text: str, limit: int = 160) -> str:
+    line = " ".join(text.split())
+    return line if len(line) <= limit else line[: limit - 1] + "…"
+
+
+def view_for(entry: Entry, *, tools_expanded: bool = False) -> Static | Vertical:
+    if entry.kind == "user":
+        return UserView(entry)
+    if entry.kind == "assistant":
+        return AssistantView(entry)
+    if entry.kind == "tool":
+        return ToolView(entry, expanded=tools_expanded)
+    return NoticeView(entry)

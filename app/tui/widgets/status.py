@@ -1,0 +1,41 @@
+"""The status line: model, what the agent is doing, tokens used of the window, session."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widgets import Static
+
+
+def format_tokens(count: int) -> str:
+    if count >= 1_000_000:
+        return f"{count / 1_000_000:.1f}M".replace(".0M", "M")
+    if count >= 1000:
+        return f"{count / 1000:.1f}k".replace(".0k", "k")
+    return str(count)
+
+
+class StatusLine(Static):
+    model: reactive[str] = reactive("")
+    state: reactive[str] = reactive("idle")
+    used_tokens: reactive[int] = reactive(0)
+    context_window: reactive[int] = reactive(0)
+    session_id: reactive[str] = reactive("")
+    demo: reactive[bool] = reactive(False)
+
+    def render(self) -> Content:
+        parts: list[str] = []
+        if self.demo:
+            parts.append("[reverse $warning] DEMO [/] [$warning]scripted local model[/]")
+        parts.append(f"[b]{escape(self.model or 'no model configured')}[/b]")
+        state_colour = {"idle": "$text-muted", "error": "$error", "waiting for approval": "$warning"}.get(self.state, "$accent")
+        parts.append(f"[{state_colour}]{escape(self.state)}[/]")
+        if self.context_window:
+            percent = 100 * self.used_tokens / self.context_window
+            parts.append(
+                f"{format_tokens(self.used_tokens)} / {format_tokens(self.context_window)} tokens ({percent:.0f}%)"
+            )
+        if self.session_id:
+            parts.append(f"[$text-muted]session {escape(self.session_id[:8])}[/]")
+        return Content.from_markup("  ·  ".join(parts))

@@ -1,0 +1,68 @@
+"""The conversation as data: what the person has seen, independent of mounted widgets.
+
+Widgets are views over a bounded window of these entries; a 2,000-message session
+keeps 2,000 entries here and only a few dozen widgets on screen.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from app.core.history import Message
+
+
+@dataclass
+class Entry:
+    kind: str  # user | assistant | tool | notice | error
+    text: str = ""
+    reasoning: str = ""
+    call_id: str = ""
+    tool_name: str = ""
+    title: str = ""
+    status: str = ""  # tool: waiting | running | ok | error | rejected | cancelled
+    output: str = ""
+    streaming: bool = False
+
+
+@dataclass
+class Transcript:
+    entries: list[Entry] = field(default_factory=list)
+
+    def add(self, entry: Entry) -> int:
+        self.entries.append(entry)
+        return len(self.entries) - 1
+
+    def tool_entry(self, call_id: str) -> Entry | None:
+        for entry in reversed(self.entries):
+            if entry.kind == "tool" and entry.call_id == call_id:
+                return entry
+        return None
+
+    def last_answer(self) -> str:
+        for entry in reversed(self.entries):
+            if entry.kind == "assistant" and entry.text.strip():
+                return entry.text
+        return ""
+
+
+def entries_from_history(messages: list[Message], summarize=None) -> list[Entry]:  # type: ignore[no-untyped-def]
+    """Rebuild what the person saw from a resumed history."""
+    entries: list[Entry] = []
+    by_call: dict[str, Entry] = {}
+    for message in messages:
+        if message.role == "user":
+            entries.append(Entry(kind="user", text=message.content))
+        elif message.role == "assistant":
+            if message.content.strip() or message.reasoning.strip():
+                entries.append(Entry(kind="assistant", text=message.content, reasoning=message.reasoning))
+            for call in message.tool_calls:
+                title = summarize(call) if summarize else call.name
+                entry = Entry(kind="tool", call_id=call.id, tool_name=call.name, title=title, status="waiting")
+                by_call[call.id] = entry
+                entries.append(entry)
+        elif message.role == "tool":
+            entry = by_call.get(message.tool_call_id or "")
+            if entry is not None:
+                entry.output = message.content
+                entry.status = "error" if message.is_error else "ok"
+    return entries
