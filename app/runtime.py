@@ -103,6 +103,7 @@ def build_runtime(
         ask=settings.permissions.ask,
         deny=settings.permissions.deny,
         mode=mode,
+        root=paths.project_root,
     )
     warnings.extend(policy.warnings)
     registry = builtin_registry()

@@ -39,7 +39,8 @@ from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import ChatRequest, Completion, ReasoningPiece, RetryPiece, TextPiece
-from app.core.tools.base import Tool, ToolContext, ToolError, ToolResult
+from app.core.tools.base import Tool, ToolContext, ToolResult
+from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
 from app.core.tools.registry import ToolRegistry
 
@@ -277,13 +278,11 @@ class Agent:
 
     async def _execute(self, tool: Tool, args: dict) -> ToolResult:
         try:
-            return await tool.run(args, self.tool_context)
-        except ToolError as exc:
-            return ToolResult(output=f"Error: {exc}", is_error=True, summary="error")
+            return await run_tool(tool, args, self.tool_context)
         except asyncio.CancelledError:
             raise
-        except Exception as exc:  # a tool bug is reported to the model and the person, not raised
-            return ToolResult(output=f"Error: {type(exc).__name__}: {exc}", is_error=True, summary="error")
+        except Exception as exc:  # a tool bug ends this call visibly, not the whole turn
+            return ToolResult(output=f"Internal error in {tool.name}: {type(exc).__name__}: {exc}", is_error=True, summary="internal error")
 
     def _finish_tool(self, call: ToolCall, output: str, status: str, summary: str, emit: Callable[[object], None]) -> None:
         result = Message.tool_result(call, output, is_error=status != "ok")

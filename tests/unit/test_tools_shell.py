@@ -133,3 +133,14 @@ def test_summary_subject_and_detail(ctx: ToolContext) -> None:
     assert shell.summarize({"command": "echo a\necho b"}) == "$ echo a …"
     assert shell.subject({"command": "  git status "}) == "git status"
     assert shell.detail({"command": "make", "description": "build it"}, ctx) == "$ make\n\nbuild it"
+
+
+async def test_children_that_ignore_sigterm_are_killed(ctx: ToolContext, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.core.tools import shell_runner
+
+    monkeypatch.setattr(shell_runner, "TERM_GRACE_SECONDS", 0.1)
+    command = "trap '' TERM; sleep 30 & echo child=$!; wait"
+    result = await shell.run({"command": command, "timeout": 0.2}, ctx)
+    match = re.search(r"child=(\d+)", result.output)
+    assert match and result.is_error
+    assert await _gone(int(match.group(1)))

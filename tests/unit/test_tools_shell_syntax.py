@@ -14,7 +14,13 @@ def _words(command: str) -> list[list[str]]:
 
 def test_control_operators_split_commands() -> None:
     script = parse_shell("git status && rm -rf build; ls | wc -l || echo no")
-    assert [c.words for c in script.commands] == [["git", "status"], ["rm", "-rf", "build"], ["ls"], ["wc", "-l"], ["echo", "no"]]
+    assert [c.words for c in script.commands] == [
+        ["git", "status"],
+        ["rm", "-rf", "build"],
+        ["ls"],
+        ["wc", "-l"],
+        ["echo", "no"],
+    ]
     assert script.operators == ["&&", ";", "|", "||"]
 
 

@@ -23,7 +23,10 @@ class ListDirectoryTool(Tool):
     parameters = {
         "type": "object",
         "properties": {
-            "path": {"type": "string", "description": "Directory path, relative to the workspace root ('.' for the root)."},
+            "path": {
+                "type": "string",
+                "description": "Directory path, relative to the workspace root ('.' for the root).",
+            },
         },
         "required": ["path"],
     }

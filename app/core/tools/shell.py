@@ -37,7 +37,10 @@ class ShellTool(Tool):
         "properties": {
             "command": {"type": "string", "description": "The bash command line to run."},
             "timeout": {"type": "number", "description": "Seconds before the command is stopped."},
-            "description": {"type": "string", "description": "A few words on what the command does, shown to the user."},
+            "description": {
+                "type": "string",
+                "description": "A few words on what the command does, shown to the user.",
+            },
         },
         "required": ["command"],
     }

@@ -1,0 +1,181 @@
+"""Building the real app against the scripted server, and driving it from Pilot without sleeping."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from textual.pilot import Pilot
+from textual.widget import Widget
+from textual.widgets import Markdown
+
+from app.config import Settings
+from app.core.history import Message, ToolCall
+from app.core.session.recorder import SessionRecorder
+from app.paths import Paths
+from app.tui.app import AgentctxApp
+from app.tui.widgets.message_views import AssistantView, NoticeView, ToolView, UserView
+from tests.fakes.openai_server import FakeOpenAIServer
+
+SIZE = (120, 40)
+CONTEXT_WINDOW = 32_000
+
+
+def make_settings(server: FakeOpenAIServer | None = None, **ui: Any) -> Settings:
+    """Settings pointing at the fake server (or, without one, no endpoint at all)."""
+    settings = Settings()
+    if server is not None:
+        settings.model.base_url = server.base_url
+        settings.model.name = "fake-model"
+        settings.model.api_key = "k"
+        settings.model.context_window = CONTEXT_WINDOW
+        settings.model.max_retries = 0  # an error is one request, not four with back-off
+        settings.model.read_timeout = 10.0
+    for key, value in ui.items():
+        setattr(settings.ui, key, value)
+    return settings
+
+
+def make_app(
+    server: FakeOpenAIServer | None,
+    workspace: Path,
+    *,
+    settings: Settings | None = None,
+    resume: str | None = None,
+    continue_latest: bool = False,
+) -> AgentctxApp:
+    return AgentctxApp(
+        settings=settings if settings is not None else make_settings(server),
+        paths=Paths.for_cwd(workspace),
+        resume=resume,
+        continue_latest=continue_latest,
+        warm_up=False,
+    )
+
+
+# -- waiting ------------------------------------------------------------------------------------
+
+
+async def wait_until(pilot: Pilot[Any], predicate: Callable[[], object], *, max_iters: int = 400, what: str = "") -> None:
+    """Poll ``predicate`` between short pauses of the app; fail (not hang) when it never holds."""
+    for _ in range(max_iters):
+        if predicate():
+            return
+        await pilot.pause(0.005)
+    if predicate():
+        return
+    raise AssertionError(f"condition not met after {max_iters} polls: {what or predicate}")
+
+
+async def ready(pilot: Pilot[Any]) -> AgentctxApp:
+    """The app once its session is open (the runtime is built in a worker)."""
+    app = pilot.app
+    assert isinstance(app, AgentctxApp)
+    await wait_until(pilot, lambda: app.runtime is not None and app.status.state == "idle", what="session opened")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+    app.prompt.cursor_blink = False
+    return app
+
+
+def _busy(app: AgentctxApp) -> bool:
+    agent = app.runtime.agent if app.runtime else None
+    return bool(agent and agent.busy) or any(w.group in ("turn", "session") and not w.is_finished for w in app.workers)
+
+
+async def wait_turn_done(pilot: Pilot[Any]) -> None:
+    """Until the turn worker (and the agent's task) have ended and the UI caught up."""
+    app = pilot.app
+    assert isinstance(app, AgentctxApp)
+    await wait_until(pilot, lambda: not _busy(app), what="turn finished")
+    await app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def type_text(pilot: Pilot[Any], text: str) -> None:
+    """Put text in the prompt the way typing does (one key per character)."""
+    await pilot.press(*[_key_for(ch) for ch in text])
+
+
+def _key_for(ch: str) -> str:
+    return {" ": "space", "/": "slash", "?": "question_mark", "-": "minus", ".": "full_stop"}.get(ch, ch)
+
+
+async def send(pilot: Pilot[Any], text: str, *, wait: bool = True) -> None:
+    """Type a prompt, press Enter, and (by default) wait for the turn to end."""
+    app = pilot.app
+    assert isinstance(app, AgentctxApp)
+    app.prompt.load_text(text)
+    app.prompt.move_cursor(app.prompt.document.end)
+    await pilot.press("enter")
+    if wait:
+        await wait_until(pilot, lambda: _busy(app) or not app.prompt.text, what="turn started")
+        await wait_turn_done(pilot)
+
+
+# -- looking at the app ---------------------------------------------------------------------------
+
+
+def entry_views(app: AgentctxApp) -> list[Widget]:
+    """The mounted entry widgets, top to bottom."""
+    return [w for w in app.conversation.children if isinstance(w, (UserView, AssistantView, ToolView, NoticeView))]
+
+
+def views_of(app: AgentctxApp, kind: type[Widget]) -> list[Any]:
+    return [w for w in entry_views(app) if isinstance(w, kind)]
+
+
+def markdown_source(view: AssistantView) -> str:
+    return view.query_one(Markdown).source
+
+
+def rendered_text(widget: Widget) -> str:
+    """What a Static-like widget shows, as plain text."""
+    visual = widget.visual if hasattr(widget, "visual") else None
+    content = getattr(widget, "_content", None) or visual
+    return str(getattr(content, "plain", content) or "")
+
+
+def notifications(app: AgentctxApp, severity: str | None = None) -> list[str]:
+    return [n.message for n in app._notifications if severity is None or n.severity == severity]
+
+
+def record_lines(app: AgentctxApp) -> list[dict[str, Any]]:
+    """The current session's JSONL records."""
+    assert app.runtime is not None
+    path = app.runtime.recorder.path
+    if not path.exists():
+        return []
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+# -- recorded sessions ------------------------------------------------------------------------------
+
+
+def record_session(
+    paths: Paths,
+    messages: Iterable[Message],
+    *,
+    session_id: str | None = None,
+    mtime: float | None = None,
+) -> Path:
+    """Write a session file the way a real run would, optionally with a pinned modification time."""
+    import os
+
+    recorder = SessionRecorder(paths.chats_dir, session_id=session_id, cwd=paths.cwd, version="test")
+    for message in messages:
+        recorder.append_message(message)
+    if mtime is not None:
+        os.utime(recorder.path, (mtime, mtime))
+    return recorder.path
+
+
+def exchange(prompt: str, answer: str) -> list[Message]:
+    return [Message.user(prompt), Message(role="assistant", content=answer)]
+
+
+def tool_exchange(call_id: str, name: str, arguments: dict[str, Any], output: str, *, is_error: bool = False) -> list[Message]:
+    call = ToolCall(call_id, name, json.dumps(arguments))
+    return [Message(role="assistant", content="", tool_calls=[call]), Message.tool_result(call, output, is_error=is_error)]
