@@ -9,7 +9,7 @@ export TEXTUAL_ANIMATIONS := none
 export TZ := UTC
 unexport NO_COLOR
 
-.PHONY: run test demo bench snapshots-update clean
+.PHONY: run test demo bench snapshots-update screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is needed (found %s)" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -35,3 +35,6 @@ snapshots-update: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
+
+screenshots: $(STAMP)
+	$(BIN)/python -m scripts.screenshots

@@ -138,7 +138,8 @@ class Agent:
             raise AgentBusy("a turn is already running")
         queue: asyncio.Queue[object] = asyncio.Queue()
         # The turn runs in its own task so cancel() can interrupt it and it still reports how it ended.
-        self._task = asyncio.create_task(self._turn(prompt, queue.put_nowait))
+        task = asyncio.create_task(self._turn(prompt, queue.put_nowait))
+        self._task = task
         try:
             while True:
                 event = await queue.get()
@@ -146,8 +147,9 @@ class Agent:
                     break
                 yield event  # type: ignore[misc]
         finally:
-            if self._task is not None and not self._task.done():
-                self._task.cancel()
+            # Only this turn's own task: by now self._task may already be the next turn's.
+            if not task.done():
+                task.cancel()
 
     # -- the turn ---------------------------------------------------------------------------
 

@@ -264,3 +264,26 @@ async def test_a_second_turn_while_busy_is_refused(fake_llm: FakeOpenAIServer, w
     agent.cancel()
     async for _ in gen:
         pass
+
+
+async def test_a_finished_turn_never_cancels_the_next_one(fake_llm: FakeOpenAIServer, workspace: Path, chats: Path) -> None:
+    """A consumer that is still draining turn 1 while turn 2 starts must not cancel turn 2."""
+    fake_llm.push(Reply.text("one"))
+    fake_llm.push(Reply.text("two", delay=0.05))
+    agent = make_agent(fake_llm, workspace, chats)
+    first = agent.run("first")
+    first_events = [await first.__anext__()]
+    await wait_for(lambda: not agent.busy)
+    second_events: list = []
+
+    async def consume_second() -> None:
+        async for event in agent.run("second"):
+            second_events.append(event)
+
+    task = asyncio.create_task(consume_second())
+    await asyncio.sleep(0)
+    async for event in first:  # drain the rest of turn 1 while turn 2 runs
+        first_events.append(event)
+    await asyncio.wait_for(task, 5)
+    assert isinstance(first_events[-1], TurnFinished)
+    assert isinstance(second_events[-1], TurnFinished) and second_events[-1].result == "two"

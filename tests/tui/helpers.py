@@ -132,10 +132,9 @@ def markdown_source(view: AssistantView) -> str:
 
 
 def rendered_text(widget: Widget) -> str:
-    """What a Static-like widget shows, as plain text."""
-    visual = widget.visual if hasattr(widget, "visual") else None
-    content = getattr(widget, "_content", None) or visual
-    return str(getattr(content, "plain", content) or "")
+    """What a Static-like widget (or the status line) shows, as plain text."""
+    rendered = widget.render()
+    return str(getattr(rendered, "plain", rendered))
 
 
 def notifications(app: AgentctxApp, severity: str | None = None) -> list[str]:

@@ -1,0 +1,38 @@
+"""Shared by the benchmarks: figures printed as `name: value unit` and merged into results.json."""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+RESULTS = ROOT / "bench" / "results.json"
+
+
+def report(name: str, value: float, unit: str, **extra: object) -> None:
+    print(f"{name}: {value:.3f} {unit}" if isinstance(value, float) else f"{name}: {value} {unit}", flush=True)
+    data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
+    data[name] = {"value": value, "unit": unit, **extra}
+    RESULTS.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def median(values: list[float]) -> float:
+    return statistics.median(values)
+
+
+def clean_env(**extra: str) -> dict[str, str]:
+    """The environment of a user's shell with nothing of ours leaking in, plus a private AGENTCTX_HOME."""
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTCTX_"))}
+    env["AGENTCTX_HOME"] = tempfile.mkdtemp(prefix="agentctx-bench-home-")
+    env["NO_PROXY"] = "127.0.0.1,localhost"
+    env["PYTHONPATH"] = str(ROOT)
+    env.update(extra)
+    return env
+
+
+def python() -> str:
+    return sys.executable

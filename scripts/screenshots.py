@@ -1,0 +1,94 @@
+"""Regenerate the README screenshots: drive the TUI against the demo model, save SVGs, convert to PNG.
+
+    make screenshots      # needs rsvg-convert (Debian: apt-get install librsvg2-bin)
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+OUT = ROOT / "screenshots"
+
+
+async def _idle(pilot, app) -> None:  # type: ignore[no-untyped-def]
+    for _ in range(400):
+        await pilot.pause(0.02)
+        if app.runtime is not None and (app.runtime.agent is None or not app.runtime.agent.busy):
+            return
+
+
+async def shoot() -> list[Path]:
+    os.environ["AGENTCTX_HOME"] = tempfile.mkdtemp(prefix="agentctx-shots-")
+    workspace = Path(tempfile.mkdtemp(prefix="agentctx-shots-ws-"))
+    (workspace / ".git").mkdir()
+    (workspace / "README.md").write_text("# Demo project\n\nA tiny project for the screenshots.\n")
+    from app.config import load_settings
+    from app.paths import Paths
+    from app.tui.app import AgentctxApp
+    from tests.fakes.serve import load_script, make_server
+
+    script = load_script(ROOT / "tests" / "fakes" / "demo.yaml")
+    server = make_server(script)
+    server.start()
+    saved: list[Path] = []
+    try:
+        paths = Paths.for_cwd(workspace)
+        settings = load_settings(paths, {"model.base_url": server.base_url, "model.name": script.model}, env={"NO_PROXY": "127.0.0.1"})
+        settings.demo = True
+        app = AgentctxApp(settings=settings, paths=paths, warm_up=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            app.prompt.cursor_blink = False
+            for prompt in ("show me some markdown", "read the readme"):
+                app.prompt.load_text(prompt)
+                await pilot.press("enter")
+                await _idle(pilot, app)
+            await pilot.pause(0.3)
+            saved.append(Path(app.save_screenshot("conversation.svg", str(OUT))))
+            app.prompt.load_text("write a file")
+            await pilot.press("enter")
+            for _ in range(200):
+                await pilot.pause(0.02)
+                if type(app.screen).__name__ == "ApprovalScreen":
+                    break
+            await pilot.pause(0.2)
+            saved.append(Path(app.save_screenshot("approval.svg", str(OUT))))
+            await pilot.press("y")
+            await _idle(pilot, app)
+            await pilot.press("f1")
+            await pilot.pause(0.2)
+            saved.append(Path(app.save_screenshot("help.svg", str(OUT))))
+        settings_none = load_settings(paths, env={})
+        app = AgentctxApp(settings=settings_none, paths=paths, warm_up=False)
+        async with app.run_test(size=(120, 36)) as pilot:
+            app.prompt.cursor_blink = False
+            await pilot.pause(0.3)
+            saved.append(Path(app.save_screenshot("first-run.svg", str(OUT))))
+    finally:
+        server.stop()
+    return saved
+
+
+def main() -> int:
+    OUT.mkdir(exist_ok=True)
+    svgs = asyncio.run(shoot())
+    converter = shutil.which("rsvg-convert")
+    for svg in svgs:
+        if converter is None:
+            print(f"{svg} (install librsvg2-bin for PNGs)")
+            continue
+        png = svg.with_suffix(".png")
+        subprocess.run([converter, "-w", "1400", str(svg), "-o", str(png)], check=True)
+        svg.unlink()
+        print(png.relative_to(ROOT))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
