@@ -106,8 +106,14 @@ def _line(out: IO[str], obj: dict[str, Any]) -> None:
 
 
 def run(runtime: Runtime, prompt: str, output_format: str) -> int:
+    async def run_and_close() -> int:
+        try:
+            return await run_headless(runtime, prompt, output_format)
+        finally:
+            await runtime.aclose()
+
     try:
-        return asyncio.run(run_headless(runtime, prompt, output_format))
+        return asyncio.run(run_and_close())
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130

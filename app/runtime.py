@@ -12,7 +12,7 @@ from pathlib import Path
 from app import __version__
 from app.config import Settings
 from app.core.agent import Agent, AgentLimits, StaticAssembler
-from app.core.history import Message
+from app.core.history import Message, Usage
 from app.core.llm.models import context_window_for
 from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
@@ -42,6 +42,10 @@ class Runtime:
     resumed_messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
+    async def aclose(self) -> None:
+        if self.agent is not None:
+            await self.agent.aclose()
+
     @property
     def session_id(self) -> str:
         return self.recorder.session_id
@@ -70,8 +74,17 @@ def build_system_prompt(paths: Paths) -> str:
     return f"{base_prompt()}\n\n{environment_section(paths.cwd)}"
 
 
-def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> tuple[SessionRecorder, list[Message], list[str]]:
-    """The session record to append to, and the messages it already holds."""
+@dataclass
+class OpenedSession:
+    """The session record to append to and what it already holds."""
+
+    recorder: SessionRecorder
+    messages: list[Message] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)
+    last_usage: Usage | None = None
+
+
+def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> OpenedSession:
     branch = git_branch(paths.project_root)
     summary = None
     if resume:
@@ -81,10 +94,10 @@ def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) ->
     if summary is None:
         warnings = ["No earlier session in this project to continue; starting a new one."] if continue_latest else []
         recorder = SessionRecorder(paths.chats_dir, cwd=paths.cwd, version=__version__, git_branch=branch)
-        return recorder, [], warnings
+        return OpenedSession(recorder, warnings=warnings)
     loaded = load_session(summary.path)
-    recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__)
-    return recorder, loaded.messages, list(loaded.warnings)
+    recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
+    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage)
 
 
 def build_runtime(
@@ -96,7 +109,8 @@ def build_runtime(
     interactive: bool = True,
 ) -> Runtime:
     """Everything a turn needs. ``agent`` is None when no endpoint is configured."""
-    recorder, messages, warnings = open_recorder(paths, resume=resume, continue_latest=continue_latest)
+    opened = open_recorder(paths, resume=resume, continue_latest=continue_latest)
+    warnings = opened.warnings
     mode = ApprovalMode(settings.approval_mode)
     policy = PermissionPolicy(
         allow=settings.permissions.allow,
@@ -113,14 +127,16 @@ def build_runtime(
         settings=settings,
         paths=paths,
         agent=None,
-        recorder=recorder,
+        recorder=opened.recorder,
         registry=registry,
         policy=policy,
-        resumed_messages=list(messages),
+        resumed_messages=list(opened.messages),
         warnings=[*settings.warnings, *warnings],
     )
     if settings.has_endpoint:
-        runtime.agent = make_agent(runtime, history=messages, interactive=interactive)
+        runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)
+        # The resumed context's size until the next answer reports a fresh one.
+        runtime.agent.last_usage = opened.last_usage
     return runtime
 
 

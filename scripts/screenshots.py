@@ -84,6 +84,8 @@ def main() -> int:
             print(f"{svg} (install librsvg2-bin for PNGs)")
             continue
         png = svg.with_suffix(".png")
+        # rsvg drops a text run's leading space unless told to keep whitespace.
+        svg.write_text(svg.read_text(encoding="utf-8").replace("<svg ", '<svg xml:space="preserve" ', 1), encoding="utf-8")
         subprocess.run([converter, "-w", "1400", str(svg), "-o", str(png)], check=True)
         svg.unlink()
         print(png.relative_to(ROOT))

@@ -132,6 +132,11 @@ class Agent:
         self._task.cancel()
         return True
 
+    async def aclose(self) -> None:
+        """Stop any running turn and release the provider's connections."""
+        self.cancel()
+        await self.provider.aclose()
+
     async def run(self, prompt: str) -> AsyncIterator[Event]:
         """Run one turn and yield its events; the last one is TurnFinished, TurnFailed or TurnCancelled."""
         if self.busy:

@@ -12,7 +12,7 @@ from pathlib import Path
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
-from textual.screen import Screen
+from textual.screen import ModalScreen, Screen
 from textual.widgets import Footer, Static
 
 from app.config import Settings, load_settings
@@ -52,6 +52,9 @@ from app.tui.widgets.transcript import Entry, entries_from_history
 
 QUIT_WINDOW_SECONDS = 2.0
 HISTORY_LIMIT = 500
+# Priority keys reach the app under a modal too; these act on the conversation behind it, so a
+# modal keeps them (e.g. pageup scrolls the help text, not the hidden conversation).
+CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation"})
 
 
 def style_path(name: str) -> Path:
@@ -141,21 +144,26 @@ class AgentctxApp(App[int]):
         status = self.status
         if resume or continue_latest:
             status.state = "loading session…"
+        problem = ""
         try:
             runtime = await asyncio.to_thread(
                 build_runtime, self.settings, self.paths, resume=resume, continue_latest=continue_latest
             )
         except Exception as exc:  # a missing or unreadable session: say so, start fresh
-            self.notify(str(exc), severity="error", timeout=8)
-            await self.conversation.add(Entry(kind="error", text=str(exc)))
+            problem = str(exc)
+            self.notify(problem, severity="error", timeout=8)
             runtime = await asyncio.to_thread(build_runtime, self.settings, self.paths)
-        self.runtime = runtime
+        previous, self.runtime = self.runtime, runtime
+        if previous is not None:
+            await previous.aclose()
         registry = runtime.registry
 
         def summarize(call: ToolCall) -> str:
             return _tool_title(registry, call)
 
         await self.conversation.replace_all(entries_from_history(runtime.resumed_messages, summarize))
+        if problem:  # after replace_all, which would otherwise remove it at once
+            await self.conversation.add(Entry(kind="error", text=problem))
         for warning in runtime.warnings:
             self.notify(warning, severity="warning", timeout=8)
             await self.conversation.add(Entry(kind="notice", text=warning))
@@ -199,7 +207,7 @@ class AgentctxApp(App[int]):
             parts = [f"[b]/{c.name}[/b] [$text-muted]{c.description}[/]" for c in message.matches[:6]]
             hint.update(Content.from_markup("   ".join(parts) + "   [$text-muted](tab completes)[/]"))
 
-    def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
+    async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = parse_command(text)
         if parsed is not None:
@@ -207,7 +215,7 @@ class AgentctxApp(App[int]):
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
                 return
             self._clear_prompt(text)
-            self.run_action(parsed.command.action)
+            await self.run_action(parsed.command.action)
             return
         if self.runtime is None:
             self.notify("Still starting up; try again in a moment.", severity="warning")
@@ -266,6 +274,11 @@ class AgentctxApp(App[int]):
 
     # -- actions --------------------------------------------------------------------------------
 
+    def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
+        if action in CONVERSATION_ACTIONS and isinstance(self.screen, ModalScreen):
+            return False
+        return True
+
     def action_cancel_turn(self) -> None:
         if self.runtime and self.runtime.agent and self.runtime.agent.cancel():
             self.status.state = "cancelling…"
@@ -283,6 +296,10 @@ class AgentctxApp(App[int]):
             return
         self._last_ctrl_c = now
         self.notify("Press ctrl+c again to quit.", timeout=QUIT_WINDOW_SECONDS)
+
+    async def on_unmount(self) -> None:
+        if self.runtime is not None:
+            await self.runtime.aclose()
 
     async def action_quit(self) -> None:
         self._save_draft()

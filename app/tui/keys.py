@@ -25,6 +25,8 @@ class KeySpec:
         return Binding(self.key, self.action, self.description, show=self.show, priority=self.priority, id=self.id)
 
 
+# The prompt (a TextArea) has focus almost always and binds ctrl+u, ctrl+y, pageup and
+# pagedown itself; "Anywhere" keys it would swallow are priority bindings.
 GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("quit", "ctrl+c", "quit_pressed", "Quit (twice)", "Anywhere", priority=True),
     KeySpec("cancel", "escape", "cancel_turn", "Cancel turn", "Anywhere"),
@@ -32,10 +34,10 @@ GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("toggle_tools", "ctrl+o", "toggle_tools", "Tool output", "Anywhere"),
     KeySpec("sessions", "ctrl+r", "sessions", "Sessions", "Anywhere"),
     KeySpec("new_session", "ctrl+n", "new_session", "New session", "Anywhere", show=False),
-    KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False),
-    KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False),
-    KeySpec("scroll_up", "pageup", "scroll_conversation(-1)", "Scroll conversation up", "Anywhere", show=False),
-    KeySpec("scroll_down", "pagedown", "scroll_conversation(1)", "Scroll conversation down", "Anywhere", show=False),
+    KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False, priority=True),
+    KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False, priority=True),
+    KeySpec("scroll_up", "pageup", "scroll_conversation(-1)", "Scroll conversation up", "Anywhere", show=False, priority=True),
+    KeySpec("scroll_down", "pagedown", "scroll_conversation(1)", "Scroll conversation down", "Anywhere", show=False, priority=True),
     KeySpec("scroll_end", "ctrl+end", "scroll_conversation_end", "Jump to the newest message", "Anywhere", show=False),
 )
 

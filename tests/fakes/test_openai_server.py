@@ -156,7 +156,8 @@ def test_raw_delay_between_chunks(fake_llm: FakeOpenAIServer) -> None:
     fake_llm.push(Reply.text("a", "b", "c", delay=0.05))
     start = time.monotonic()
     raw_post(fake_llm, {"model": "x", "messages": USER, "stream": True})
-    assert 0.15 <= time.monotonic() - start < 0.9
+    # The delay is honoured (a lower bound); no upper bound: wall-clock ceilings make flaky tests.
+    assert time.monotonic() - start >= 0.15
 
 
 def test_keep_alive_connection_is_reused(fake_llm: FakeOpenAIServer) -> None:
@@ -484,7 +485,7 @@ def test_lifecycle_and_base_url() -> None:
 def test_stop_is_fast_during_stall() -> None:
     server = FakeOpenAIServer()
     server.start()
-    server.push(Reply.stall(seconds=10, after=["a"]))
+    server.push(Reply.stall(seconds=60, after=["a"]))
     errors: list[BaseException] = []
 
     def consume() -> None:
@@ -507,7 +508,8 @@ def test_stop_is_fast_during_stall() -> None:
     time.sleep(0.05)  # let the stall begin
     start = time.monotonic()
     server.stop()
-    assert time.monotonic() - start < 0.5
+    # Far less than the scripted stall: stop() does not wait for it (a hang guard, not a speed test).
+    assert time.monotonic() - start < 10
     thread.join(timeout=2)
     assert not thread.is_alive()
     assert errors and isinstance(errors[0], httpx.RemoteProtocolError)  # cut off, no [DONE]

@@ -183,16 +183,14 @@ async def test_error_event_mid_stream(fake_llm: FakeOpenAIServer) -> None:
 
 
 async def test_cancellation_stops_the_stream_at_once(fake_llm: FakeOpenAIServer) -> None:
-    fake_llm.push(Reply.stall(30, after=["a"]))
+    fake_llm.push(Reply.stall(120, after=["a"]))
     task = asyncio.create_task(_collect(_provider(fake_llm), _request()))
     await asyncio.to_thread(fake_llm.wait_for_requests, 1)
     await asyncio.sleep(0.1)
-    loop = asyncio.get_running_loop()
-    started = loop.time()
     task.cancel()
-    with pytest.raises(asyncio.CancelledError):
-        await task
-    assert loop.time() - started < 1.0
+    # The server is still stalling (120 s): finishing at all means the stream was abandoned at once.
+    done, _ = await asyncio.wait({task}, timeout=30)
+    assert task in done and task.cancelled()
 
 
 async def test_side_query_returns_parsed_json(fake_llm: FakeOpenAIServer) -> None:

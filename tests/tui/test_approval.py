@@ -6,7 +6,6 @@ from pathlib import Path
 
 from textual.widgets import Static
 
-from app.core.events import Decision
 from app.tui.screens.approval import ApprovalScreen
 from app.tui.widgets.message_views import ToolView
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
@@ -91,7 +90,7 @@ async def test_escape_rejects(fake_llm: FakeOpenAIServer, workspace: Path) -> No
 async def test_a_approves_and_is_not_asked_again_in_this_session(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     fake_llm.push(_write("call_1", "one.txt", "1\n"), Reply.text("Wrote one."))
     app = make_app(fake_llm, workspace)
-    asked: list[Decision] = []
+    asked: list[str] = []
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "write one", wait=False)
@@ -103,7 +102,7 @@ async def test_a_approves_and_is_not_asked_again_in_this_session(fake_llm: FakeO
         original = app.ask_approval
 
         def spy(event, entry):  # type: ignore[no-untyped-def]
-            asked.append(Decision.APPROVE)
+            asked.append(event.call.id)
             original(event, entry)
 
         app.ask_approval = spy  # type: ignore[method-assign]

@@ -163,14 +163,15 @@ async def test_slash_shows_the_commands_and_tab_completes(fake_llm: FakeOpenAISe
         hint = app.query_one("#command-hint", Static)
         assert not hint.display
 
-        await type_text(pilot, "/")
+        await pilot.press("slash")
+        assert app.prompt.text == "/"
         assert hint.display
         listed = rendered_text(hint)
         for name in ("/help", "/new", "/resume", "/copy", "/tools", "/quit"):
             assert name in listed
         assert "(tab completes)" in listed
 
-        await type_text(pilot, "he")
+        await pilot.press("h", "e")
         assert rendered_text(hint).startswith("/help Show every key and command")
         assert "/new" not in rendered_text(hint)
 
@@ -256,3 +257,18 @@ async def test_a_user_keymap_moves_help_to_f2(fake_llm: FakeOpenAIServer, worksp
         assert "f2" in body.split("Help")[0].splitlines()[-1], "the help screen shows the remapped key"
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, HelpScreen))
+
+
+async def test_ctrl_y_copies_the_last_answer(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("Copy ", "me."))
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await pilot.press("ctrl+y")
+        assert "There is no answer to copy yet." in notifications(app, "warning")
+        await send(pilot, "say something")
+        await type_text(pilot, "unsent")
+        await pilot.press("ctrl+y")
+        assert app.clipboard == "Copy me."
+        assert "Copied the last answer (8 characters)." in notifications(app)
+        assert app.prompt.text == "unsent"

@@ -143,3 +143,31 @@ async def test_model_error_is_shown_recorded_and_the_next_turn_works(fake_llm: F
         assert markdown_source(views_of(app, AssistantView)[-1]) == "Now it works."
         assert app.status.state == "idle"
         assert [m["content"] for m in fake_llm.requests[-1].messages if m["role"] == "user"] == ["hello?", "try again"]
+
+
+async def test_enter_during_a_turn_keeps_the_text_and_says_why(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.stall(30, after=["thinking"]))
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "first", wait=False)
+        await wait_until(pilot, lambda: app.conversation.transcript.last_answer() == "thinking", what="first turn streaming")
+        await type_text(pilot, "second")
+        await pilot.press("enter")
+        assert app.prompt.text == "second"
+        assert any("A turn is running" in m for m in notifications(app, "warning"))
+        assert len(fake_llm.requests) == 1
+        await pilot.press("escape")
+        await wait_turn_done(pilot)
+
+
+async def test_reasoning_streams_apart_from_the_answer(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("The answer.", reasoning=["First I ", "consider the question."]))
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "think first")
+        [answer] = views_of(app, AssistantView)
+        assert markdown_source(answer) == "The answer."
+        reasoning = answer.query_one(".reasoning")
+        assert reasoning.display and rendered_text(reasoning) == "thought for 5 words"

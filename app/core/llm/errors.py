@@ -61,9 +61,14 @@ def _server_message(body: object, fallback: str) -> str:
     return text[:300]
 
 
+def _sentence_part(text: str) -> str:
+    """Server text placed inside our sentence: no doubled full stop at the end."""
+    return text.strip().rstrip(".")
+
+
 def from_status(status: int, body: object, text: str, headers: dict[str, str], *, base_url: str, model: str) -> LLMError:
     """The error for an HTTP error status from the endpoint."""
-    detail = _server_message(body, text)
+    detail = _sentence_part(_server_message(body, text))
     retry_after = parse_retry_after(headers.get("retry-after"))
     if status in (401, 403):
         return LLMError(

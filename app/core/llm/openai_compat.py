@@ -62,6 +62,12 @@ class OpenAICompatProvider:
             )
         return self._client_instance
 
+    async def aclose(self) -> None:
+        """Close the connection pool (its sockets would otherwise outlive a session switch)."""
+        client, self._client_instance = self._client_instance, None
+        if client is not None:
+            await client.close()
+
     def _error(self, exc: BaseException, *, mid_stream: bool = False) -> LLMError:
         return classify(exc, base_url=self.base_url, model=self.model, read_timeout=self.read_timeout, mid_stream=mid_stream)
 

@@ -22,6 +22,8 @@ class Provider(Protocol):
 
     async def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion: ...
 
+    async def aclose(self) -> None: ...
+
 
 async def stream_with_retries(
     provider: Provider,

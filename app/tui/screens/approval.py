@@ -26,8 +26,9 @@ class ApprovalScreen(ModalScreen[Decision]):
     def compose(self) -> ComposeResult:
         verb = "run a command" if self.tool_kind == "execute" else "change files"
         with Vertical(id="approval-dialog"):
-            yield Static(Content.from_markup(f"The agent wants to {verb}: [b]{escape(self.tool_name)}[/b]"), id="approval-title")
-            yield Static(Content(self.summary), id="approval-summary")
+            with Vertical(id="approval-head"):
+                yield Static(Content.from_markup(f"The agent wants to {verb}: [b]{escape(self.tool_name)}[/b]"), id="approval-title")
+                yield Static(Content(self.summary), id="approval-summary")
             with VerticalScroll(id="approval-detail"):
                 yield Static(_diff_content(self.detail))
             yield Static(

@@ -11,6 +11,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.paths import Paths
+from app.tui.keys import GLOBAL_KEYS
 
 
 def first_run_text(paths: Paths) -> str:
@@ -38,8 +39,19 @@ Then restart agentctx-tui. To try it with no key at all: [b]make demo[/b].
 Everything that needs no model works now: [b]F1[/b] help, [b]ctrl+r[/b] earlier sessions, [b]ctrl+p[/b] commands."""
 
 
+# The text promises these work now: a modal screen would otherwise keep the app's keys from them.
+_APP_KEYS_HERE = ("help", "sessions")
+
+
 class FirstRunScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,enter,q", "close", "Close", id="first_run_close")]
+    BINDINGS = [
+        Binding("escape,enter,q", "close", "Close", id="first_run_close"),
+        *(
+            Binding(spec.key, f"app.{spec.action}", spec.description, show=False, id=spec.id)
+            for spec in GLOBAL_KEYS
+            if spec.id in _APP_KEYS_HERE
+        ),
+    ]
 
     def __init__(self, paths: Paths) -> None:
         super().__init__(classes="first-run")
