@@ -14,7 +14,7 @@ from typing import Sequence
 from app import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-SUBCOMMANDS = ("sessions",)
+SUBCOMMANDS = ("sessions", "context")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agentctx-tui",
         description="A terminal coding agent that shows what enters the model's context window.",
-        epilog="Subcommands: 'agentctx-tui sessions list [--json]'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
+        epilog="Subcommands: 'agentctx-tui sessions list [--json]', 'agentctx-tui context [list|detail|map|json]'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
     )
     parser.add_argument("-p", "--prompt", help="run one turn headless with this prompt and print the answer (stdin is appended when piped)")
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text", help="headless output (default: text)")
@@ -37,6 +37,7 @@ def build_parser() -> argparse.ArgumentParser:
     group = parser.add_mutually_exclusive_group()
     group.add_argument("-c", "--continue", dest="continue_latest", action="store_true", help="reopen the latest session of this project")
     group.add_argument("-r", "--resume", metavar="ID", help="reopen a session by id (or a unique prefix of it)")
+    parser.add_argument("--append-system-prompt", metavar="TEXT", help="instructions appended to the system prompt (after the instruction files)")
     parser.add_argument("-C", "--cwd", type=Path, help="work in this directory instead of the current one")
     parser.add_argument("--version", action="version", version=f"agentctx-tui {__version__}")
     return parser
@@ -87,8 +88,12 @@ def _read_piped_stdin() -> str:
 
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
-    if argv and argv[0] in SUBCOMMANDS:
+    if argv and argv[0] == "sessions":
         return _sessions_command(argv[1:])
+    if argv and argv[0] == "context":
+        from app.context_cli import context_command
+
+        return context_command(argv[1:], _Parser)
     args = build_parser().parse_args(argv)
 
     from app.config import SettingsError, load_settings
@@ -99,7 +104,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"agentctx-tui: --cwd {cwd} is not a directory", file=sys.stderr)
         return EXIT_USAGE
     paths = Paths.for_cwd(cwd)
-    flags = {"model.name": args.model, "model.base_url": args.base_url, "approval_mode": args.approval_mode}
+    flags = {
+        "model.name": args.model,
+        "model.base_url": args.base_url,
+        "approval_mode": args.approval_mode,
+        "append_system_prompt": args.append_system_prompt,
+    }
     try:
         settings = load_settings(paths, flags)
     except SettingsError as exc:

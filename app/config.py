@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import os
+import re
 import types
 import typing
 from dataclasses import dataclass, field
@@ -53,6 +54,16 @@ class ShellSettings:
 
 
 @dataclass
+class ContextSettings:
+    # Instruction file names searched in every directory (Qwen Code's context.fileName).
+    file_name: list[str] = field(default_factory=lambda: ["QWEN.md", "AGENTS.md"])
+    include_directories: list[str] = field(default_factory=list)
+    per_file_chars: int = 20_000
+    total_chars: int = 60_000
+    import_format: str = "tree"
+
+
+@dataclass
 class UISettings:
     theme: str = "textual-dark"
     # Finished messages beyond this many are unmounted; the transcript stays in memory.
@@ -66,6 +77,8 @@ class Settings:
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     shell: ShellSettings = field(default_factory=ShellSettings)
     ui: UISettings = field(default_factory=UISettings)
+    context: ContextSettings = field(default_factory=ContextSettings)
+    append_system_prompt: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
     max_turns: int = 50
     demo: bool = False
@@ -156,6 +169,8 @@ def _apply(obj: Any, data: dict[str, Any], source: str, warnings: list[str], pre
     hints = typing.get_type_hints(type(obj))
     known = {f.name: f for f in dataclasses.fields(obj) if not f.metadata.get("internal")}
     for key, value in data.items():
+        if key not in known and isinstance(key, str):
+            key = _snake_case(key)  # Qwen Code's settings spell keys in camelCase (fileName)
         dotted = f"{prefix}{key}"
         if key not in known:
             warnings.append(f"{source}: unknown setting '{dotted}' (ignored)")
@@ -174,6 +189,10 @@ def _apply(obj: Any, data: dict[str, Any], source: str, warnings: list[str], pre
             warnings.append(f"{source}: '{dotted}' {exc} (ignored)")
 
 
+def _snake_case(name: str) -> str:
+    return re.sub(r"(?<=[a-z0-9])([A-Z])", r"_\1", name).lower()
+
+
 def _coerce(value: Any, hint: Any, from_string: bool) -> Any:
     """Check (and for env strings, convert) a value against a field's type."""
     origin = typing.get_origin(hint)
@@ -184,6 +203,8 @@ def _coerce(value: Any, hint: Any, from_string: bool) -> Any:
         inner = [a for a in args if a is not type(None)]
         return _coerce(value, inner[0], from_string)
     if origin is list:
+        if isinstance(value, str):
+            return [value]  # a single name where a list is expected, as Qwen Code allows
         if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
             raise TypeError("must be a list of strings")
         return list(value)

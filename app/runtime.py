@@ -11,7 +11,8 @@ from pathlib import Path
 
 from app import __version__
 from app.config import Settings
-from app.core.agent import Agent, AgentLimits, StaticAssembler
+from app.context.assembler import ContextAssembler
+from app.core.agent import Agent, AgentLimits
 from app.core.history import Message, Usage
 from app.core.llm.models import context_window_for
 from app.core.llm.retry import RetryPolicy
@@ -21,7 +22,7 @@ from app.core.session.resume import load_session
 from app.core.tools.base import ToolContext
 from app.core.tools.permissions import ApprovalMode, PermissionPolicy
 from app.core.tools.registry import ToolRegistry, builtin_registry
-from app.context.prompt.base import base_prompt, environment_section
+from app.core.tokens import TokenCounter
 from app.paths import Paths
 
 
@@ -39,6 +40,7 @@ class Runtime:
     recorder: SessionRecorder
     registry: ToolRegistry
     policy: PermissionPolicy
+    assembler: ContextAssembler
     resumed_messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -68,10 +70,6 @@ def git_branch(root: Path) -> str | None:
         return None
     prefix = "ref: refs/heads/"
     return text[len(prefix):] if text.startswith(prefix) else None
-
-
-def build_system_prompt(paths: Paths) -> str:
-    return f"{base_prompt()}\n\n{environment_section(paths.cwd)}"
 
 
 @dataclass
@@ -123,6 +121,15 @@ def build_runtime(
     registry = builtin_registry()
     if mode is ApprovalMode.PLAN:
         registry = registry.read_only()
+    window = context_window_for(settings.model.name, settings.model.context_window)
+    assembler = ContextAssembler(
+        paths=paths,
+        settings=settings,
+        model=settings.model.name,
+        context_window=window,
+        counter=TokenCounter(settings.model.name),
+        session_id=opened.recorder.session_id,
+    )
     runtime = Runtime(
         settings=settings,
         paths=paths,
@@ -130,8 +137,9 @@ def build_runtime(
         recorder=opened.recorder,
         registry=registry,
         policy=policy,
+        assembler=assembler,
         resumed_messages=list(opened.messages),
-        warnings=[*settings.warnings, *warnings],
+        warnings=[*settings.warnings, *warnings, *assembler.problems],
     )
     if settings.has_endpoint:
         runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)
@@ -164,7 +172,7 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         tools=runtime.registry,
         policy=runtime.policy,
         tool_context=context,
-        assembler=StaticAssembler(lambda: build_system_prompt(paths)),
+        assembler=runtime.assembler,
         recorder=runtime.recorder,
         history=history,
         retry=RetryPolicy(max_retries=model.max_retries, max_total_seconds=model.max_retry_seconds),

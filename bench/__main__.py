@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["startup"]
+SCRIPTS = ["startup", "instructions"]
 
 
 def main() -> int:

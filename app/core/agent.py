@@ -14,8 +14,10 @@ from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass
 from typing import Protocol
 
+from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.events import (
     ApprovalNeeded,
+    ContextAssembled,
     AssistantMessage,
     Decision,
     Event,
@@ -38,13 +40,18 @@ from app.core.llm.assembly import ReplyAssembler
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
-from app.core.llm.types import ChatRequest, Completion, ReasoningPiece, RetryPiece, TextPiece
+from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
 from app.core.tools.base import Tool, ToolContext, ToolResult
 from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
 from app.core.tools.registry import ToolRegistry
+from app.core.tokens import estimate_tokens
 
 _END = object()
+
+
+class ContextError(Exception):
+    """The request cannot be assembled (e.g. a configured system.md is missing); the message says why."""
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
 _NEEDS_APPROVAL = (
     "This tool call needs approval, and no one can approve it in non-interactive mode. "
@@ -63,18 +70,29 @@ class Recorder(Protocol):
 class Assembler(Protocol):
     """Builds the request for the next model call from the history (the context engine's job)."""
 
-    def assemble(self, history: list[Message], tools: list[dict]) -> ChatRequest: ...
+    def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest: ...
+
+    def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
+        """The request was sent and answered; ``usage`` is what the server reported for it."""
 
 
 @dataclass
 class StaticAssembler:
-    """The simplest assembler: one system prompt and the whole history."""
+    """The simplest assembler: one fixed system prompt and the whole history (forked agents, tests)."""
 
-    system_prompt: Callable[[], str] | str
+    system_prompt: str
+    model: str = ""
+    context_window: int = 0
 
-    def assemble(self, history: list[Message], tools: list[dict]) -> ChatRequest:
-        system = self.system_prompt() if callable(self.system_prompt) else self.system_prompt
-        return ChatRequest(system=system, messages=list(history), tools=tools)
+    def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
+        parts = [RequestPart(block=SYSTEM, kind="section", name="system prompt", source="static", text=self.system_prompt)]
+        parts += tool_schema_parts(tools) + message_parts(history)
+        for part in parts:
+            part.tokens = estimate_tokens(part.text)
+        return AssembledRequest(parts=parts, messages=list(history), tools=list(tools), model=self.model, context_window=self.context_window)
+
+    def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
+        return None
 
 
 @dataclass
@@ -196,6 +214,9 @@ class Agent:
         except LLMError as error:
             self._record_system("error", {"message": error.message, "kind": error.kind})
             emit(TurnFailed(turn_id=turn_id, message=error.message, error_kind=error.kind))
+        except ContextError as error:
+            self._record_system("error", {"message": str(error), "kind": "context"})
+            emit(TurnFailed(turn_id=turn_id, message=str(error), error_kind="context"))
         except Exception as error:  # a bug must end the turn visibly, not hang the UI
             text = f"Internal error: {type(error).__name__}: {error}"
             self._record_system("error", {"message": text, "kind": "internal"})
@@ -216,7 +237,9 @@ class Agent:
     async def _request(self, assembler: ReplyAssembler, emit: Callable[[object], None]) -> Completion:
         """One model call; its assistant message is in history and recorded when this returns."""
         assembler.reset()
-        request = self.assembler.assemble(self.history, self.tools.schemas())
+        assembled = self.assembler.assemble(self.history, self.tools.schemas())
+        emit(ContextAssembled(request=assembled))
+        request = assembled.to_chat_request()
         emit(RequestStarted(model=request.model or self.provider.model, message_count=len(request.messages)))
         async for piece in stream_with_retries(self.provider, request, self.retry):
             if isinstance(piece, TextPiece):
@@ -237,6 +260,7 @@ class Agent:
         self._record(reply.message, usage=reply.usage)
         if reply.usage is not None:
             self.last_usage = reply.usage
+        self.assembler.observe(assembled, reply.usage)
         emit(AssistantMessage(message=reply.message, finish_reason=reply.finish_reason))
         return reply
 

@@ -9,9 +9,12 @@ from __future__ import annotations
 import asyncio
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.history import Message, ToolCall, Usage
+
+if TYPE_CHECKING:
+    from app.context.request import AssembledRequest
 
 
 class Decision(str, Enum):
@@ -52,6 +55,26 @@ class RequestStarted(Event):
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "model": self.model, "message_count": self.message_count}
+
+
+@dataclass
+class ContextAssembled(Event):
+    """The exact request about to be sent, every part tagged with its source."""
+
+    kind: str = field(init=False, default="context_assembled")
+    request: AssembledRequest | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        if self.request is None:
+            return {"type": self.kind}
+        return {
+            "type": self.kind,
+            "model": self.request.model,
+            "context_window": self.request.context_window,
+            "token_method": self.request.token_method,
+            "total_tokens": self.request.total_tokens,
+            "tokens_by_group": self.request.tokens_by_group(),
+        }
 
 
 @dataclass

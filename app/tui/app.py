@@ -13,39 +13,28 @@ from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from app.config import Settings, load_settings
 from app.core.events import (
     ApprovalNeeded,
-    AssistantMessage,
     Decision,
-    Event,
-    Notice,
-    ReasoningDelta,
-    RequestStarted,
-    Retrying,
-    StreamReset,
-    TextDelta,
-    ToolCallFinished,
-    ToolCallStarted,
-    TurnCancelled,
-    TurnFailed,
-    TurnFinished,
-    UsageUpdated,
 )
 from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
 from app.runtime import NO_ENDPOINT_MESSAGE, Runtime, build_runtime
 from app.tui.commands import parse_command
+from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
 from app.tui.keys import GLOBAL_KEYS, bindings
 from app.tui.screens.approval import ApprovalScreen
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen
 from app.tui.screens.sessions import SessionPickerScreen
+from app.tui.turn_view import TurnView, tool_title
+from app.tui.widgets.context_map import ContextMap
 from app.tui.widgets.conversation import Conversation
-from app.tui.widgets.message_views import AssistantView
 from app.tui.widgets.prompt import PromptInput
 from app.tui.widgets.status import StatusLine
 from app.tui.widgets.transcript import Entry, entries_from_history
@@ -61,7 +50,7 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(App[int]):
+class AgentctxApp(ContextActions, App[int]):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -90,7 +79,11 @@ class AgentctxApp(App[int]):
     # -- layout -------------------------------------------------------------------------------
 
     def compose(self) -> ComposeResult:
-        yield Conversation(max_mounted=self.settings.ui.max_mounted_messages, id="conversation")
+        with Horizontal(id="main"):
+            yield Conversation(max_mounted=self.settings.ui.max_mounted_messages, id="conversation")
+            with Vertical(id="side"):
+                yield Static(Content.from_markup("[b]Context map[/b] [$text-muted]F2 · ↑↓ · enter[/]"), id="side-title")
+                yield ContextMap(id="context-map")
         yield Static("", id="command-hint")
         yield PromptInput(history=self._load_input_history(), id="prompt")
         yield StatusLine(id="status")
@@ -118,6 +111,7 @@ class AgentctxApp(App[int]):
         status.demo = self.settings.demo
         status.model = self.settings.model.name if self.settings.has_endpoint else ""
         self._restore_draft()
+        self._show_side(self.size.width >= AUTO_SHOW_MAP_WIDTH)
         self.prompt.focus()
         if not self.settings.has_endpoint:
             self.push_screen(FirstRunScreen(self.paths))
@@ -159,7 +153,7 @@ class AgentctxApp(App[int]):
         registry = runtime.registry
 
         def summarize(call: ToolCall) -> str:
-            return _tool_title(registry, call)
+            return tool_title(registry, call)
 
         await self.conversation.replace_all(entries_from_history(runtime.resumed_messages, summarize))
         if problem:  # after replace_all, which would otherwise remove it at once
@@ -172,6 +166,8 @@ class AgentctxApp(App[int]):
         last = runtime.agent.last_usage if runtime.agent else None
         status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else 0
         status.state = "idle"
+        if runtime.assembler.counter.can_be_exact:
+            self._load_exact_counts(runtime)
 
     def action_sessions(self) -> None:
         from app.core.session.listing import list_sessions
@@ -204,8 +200,11 @@ class AgentctxApp(App[int]):
         hint = self.query_one("#command-hint", Static)
         hint.display = bool(message.matches)
         if message.matches:
-            parts = [f"[b]/{c.name}[/b] [$text-muted]{c.description}[/]" for c in message.matches[:6]]
-            hint.update(Content.from_markup("   ".join(parts) + "   [$text-muted](tab completes)[/]"))
+            if len(message.matches) > 3:  # one line: names only when many fit the typed prefix
+                parts = [f"[b]/{c.name}[/b]" for c in message.matches]
+            else:
+                parts = [f"[b]/{c.name}[/b] [$text-muted]{c.description}[/]" for c in message.matches]
+            hint.update(Content.from_markup("  ".join(parts) + "   [$text-muted](tab completes)[/]"))
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
@@ -215,7 +214,7 @@ class AgentctxApp(App[int]):
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
                 return
             self._clear_prompt(text)
-            await self.run_action(parsed.command.action)
+            await self.run_action(parsed.command.action_call(parsed.argument))
             return
         if self.runtime is None:
             self.notify("Still starting up; try again in a moment.", severity="warning")
@@ -247,7 +246,7 @@ class AgentctxApp(App[int]):
         conversation.scroll_end(animate=False)
         conversation.anchor()
         self.status.state = "thinking…"
-        handler = _TurnView(self, conversation)
+        handler = TurnView(self, conversation)
         async for event in agent.run(prompt):
             await handler.handle(event)
 
@@ -399,107 +398,6 @@ class AgentctxApp(App[int]):
         if text.strip():
             self.prompt.load_text(text)
             self.prompt.move_cursor(self.prompt.document.end)
-
-
-def _tool_title(registry, call: ToolCall) -> str:  # type: ignore[no-untyped-def]
-    tool = registry.get(call.name)
-    if tool is None:
-        return call.name
-    try:
-        return tool.summarize(call.parsed_arguments())
-    except Exception:
-        return call.name
-
-
-class _TurnView:
-    """Turns the core's events into what the person sees, for one turn."""
-
-    def __init__(self, app: AgentctxApp, conversation: Conversation) -> None:
-        self.app = app
-        self.conversation = conversation
-        self.current: AssistantView | None = None
-        self.tools: dict[str, Entry] = {}
-
-    async def _reply_view(self) -> AssistantView:
-        if self.current is None:
-            view = await self.conversation.add(Entry(kind="assistant", streaming=True))
-            assert isinstance(view, AssistantView)
-            self.current = view
-        return self.current
-
-    async def _end_reply(self) -> None:
-        if self.current is not None:
-            await self.current.finish()
-            self.current = None
-
-    def _tool(self, call: ToolCall) -> Entry:
-        return self.tools.setdefault(call.id, Entry(kind="tool", call_id=call.id, tool_name=call.name, title=call.name))
-
-    async def handle(self, event: Event) -> None:
-        app, status = self.app, self.app.status
-        if isinstance(event, RequestStarted):
-            status.state = "waiting for the model…"
-        elif isinstance(event, TextDelta):
-            status.state = "answering…"
-            await (await self._reply_view()).write(event.text)
-        elif isinstance(event, ReasoningDelta):
-            status.state = "thinking…"
-            (await self._reply_view()).add_reasoning(event.text)
-        elif isinstance(event, StreamReset):
-            if self.current is not None:
-                await self.current.reset()
-        elif isinstance(event, Retrying):
-            status.state = f"retrying in {event.delay:.0f} s ({event.attempt}/{event.max_attempts})"
-            app.notify(f"{event.reason} Retrying in {event.delay:.1f} s.", severity="warning")
-        elif isinstance(event, AssistantMessage):
-            await self._end_reply()
-            registry = app.runtime.registry if app.runtime else None
-            for call in event.message.tool_calls:
-                entry = self._tool(call)
-                entry.title = _tool_title(registry, call) if registry else call.name
-                entry.status = "waiting"
-                await self.conversation.add(entry)
-        elif isinstance(event, ApprovalNeeded):
-            entry = self._tool(event.call)
-            entry.title = event.summary
-            self.conversation.refresh_tool(entry)
-            app.ask_approval(event, entry)
-        elif isinstance(event, ToolCallStarted):
-            entry = self._tool(event.call)
-            entry.status, entry.title = "running", event.summary
-            self.conversation.refresh_tool(entry)
-            status.state = f"running {event.call.name}…"
-        elif isinstance(event, ToolCallFinished):
-            entry = self._tool(event.call)
-            entry.status, entry.title, entry.output = event.status, event.summary, event.output
-            self.conversation.refresh_tool(entry)
-            status.state = "waiting for the model…"
-        elif isinstance(event, UsageUpdated):
-            used = event.last.prompt_tokens + event.last.completion_tokens
-            if used:
-                status.used_tokens = used
-            if event.context_window:
-                status.context_window = event.context_window
-        elif isinstance(event, Notice):
-            await self.conversation.add(Entry(kind="notice" if event.level != "error" else "error", text=event.text))
-            app.notify(event.text, severity="error" if event.level == "error" else "warning" if event.level == "warning" else "information")
-        elif isinstance(event, TurnFinished):
-            await self._end_reply()
-            status.state = "idle"
-        elif isinstance(event, TurnFailed):
-            await self._end_reply()
-            await self.conversation.add(Entry(kind="error", text=event.message))
-            app.notify(event.message, severity="error", timeout=10)
-            status.state = "error"
-        elif isinstance(event, TurnCancelled):
-            await self._end_reply()
-            app.close_approval()
-            for entry in self.tools.values():
-                if entry.status in ("waiting", "running"):
-                    entry.status = "cancelled"
-                    self.conversation.refresh_tool(entry)
-            await self.conversation.add(Entry(kind="notice", text="Cancelled. Your message is kept in the session."))
-            status.state = "idle"
 
 
 def run_tui(

@@ -14,6 +14,14 @@ class SlashCommand:
     aliases: tuple[str, ...] = field(default=())
     argument_hint: str = ""
 
+    @property
+    def takes_argument(self) -> bool:
+        return bool(self.argument_hint)
+
+    def action_call(self, argument: str) -> str:
+        """The action string to run, with the typed argument when the command takes one."""
+        return f"{self.action}({argument!r})" if self.takes_argument else self.action
+
 
 COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("help", "Show every key and command", "help", aliases=("?",)),
@@ -21,6 +29,10 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "Pick an earlier session of this project", "sessions", aliases=("sessions",)),
     SlashCommand("copy", "Copy the last answer to the clipboard", "copy_last"),
     SlashCommand("tools", "Expand or collapse tool output", "toggle_tools"),
+    SlashCommand("context", "What the last request held: list, detail, map or json", "context_report", argument_hint="list|detail|map|json"),
+    SlashCommand("memory", "Instruction files: show the injected text, or refresh them now", "memory_command", argument_hint="show|refresh"),
+    SlashCommand("init", "Write a QWEN.md for this repository (asks before overwriting)", "init_context_file"),
+    SlashCommand("map", "Show or hide the live context map", "toggle_context_map"),
     SlashCommand("quit", "Quit", "quit", aliases=("exit",)),
 )
 

@@ -33,6 +33,7 @@ GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("help", "f1", "help", "Help", "Anywhere"),
     KeySpec("toggle_tools", "ctrl+o", "toggle_tools", "Tool output", "Anywhere"),
     KeySpec("sessions", "ctrl+r", "sessions", "Sessions", "Anywhere"),
+    KeySpec("context_map", "f2", "focus_context_map", "Context map", "Anywhere"),
     KeySpec("new_session", "ctrl+n", "new_session", "New session", "Anywhere", show=False),
     KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False, priority=True),
     KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False, priority=True),
@@ -49,6 +50,13 @@ PROMPT_KEYS: tuple[KeySpec, ...] = (
     KeySpec("history_next", "down", "history_next", "Next prompt (on the last line)", "Prompt", show=False),
 )
 
+MAP_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("map_up", "up", "move(-1)", "Previous block (also k)", "Context map"),
+    KeySpec("map_down", "down", "move(1)", "Next block (also j)", "Context map"),
+    KeySpec("map_open", "enter", "open", "Show the block's exact text", "Context map"),
+    KeySpec("map_leave", "escape", "leave", "Back to the prompt", "Context map"),
+)
+
 APPROVAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("approve", "y", "approve", "Yes, run it", "Approval"),
     KeySpec("reject", "n", "reject", "No", "Approval"),
@@ -61,7 +69,7 @@ PICKER_KEYS: tuple[KeySpec, ...] = (
     KeySpec("picker_close", "escape", "close", "Close", "Session picker"),
 )
 
-ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + APPROVAL_KEYS + PICKER_KEYS
+ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + MAP_KEYS + APPROVAL_KEYS + PICKER_KEYS
 
 
 def bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:

@@ -305,6 +305,19 @@ class RecordedRequest:
         return []
 
     @property
+    def conversation(self) -> list[dict[str, Any]]:
+        """The messages after the system prompt and agentctx's start-of-session prelude.
+
+        The prelude is the first user message when it is a ``<system-reminder>``
+        block, and the assistant acknowledgement after it.
+        """
+        messages = [m for m in self.messages if m.get("role") != "system"]
+        first = messages[0] if messages else {}
+        if str(first.get("content") or "").startswith("<system-reminder>") and len(messages) > 1:
+            return messages[2:]
+        return messages
+
+    @property
     def stream(self) -> bool:
         return isinstance(self.body, dict) and bool(self.body.get("stream"))
 

@@ -173,11 +173,11 @@ def test_continue_and_resume_reopen_a_session(fake_llm: FakeOpenAIServer, worksp
     result = cli(["-p", "follow-up", "--resume", first["session_id"][:8], "--output-format", "json"], cwd=workspace, server=fake_llm)
     assert result.returncode == 0, result.stderr
     assert json.loads(result.stdout)["session_id"] == first["session_id"]
-    contents = [m["content"] for m in fake_llm.requests[-1].body["messages"][1:]]
+    contents = [m["content"] for m in fake_llm.requests[-1].conversation]
     assert contents == ["first question", "first answer", "follow-up"]
     fake_llm.push(Reply.text("third"))
     cli(["-p", "again", "--continue"], cwd=workspace, server=fake_llm)
-    contents = [m["content"] for m in fake_llm.requests[-1].body["messages"][1:]]
+    contents = [m["content"] for m in fake_llm.requests[-1].conversation]
     assert contents[:3] == ["first question", "first answer", "follow-up"] and contents[-1] == "again"
 
 

@@ -233,7 +233,7 @@ async def test_new_starts_a_fresh_session(fake_llm: FakeOpenAIServer, workspace:
         assert any("New session started" in m for m in notifications(app))
 
         await send(pilot, "hello again")
-        assert [m["role"] for m in fake_llm.requests[-1].messages] == ["system", "user"], "the old history is gone"
+        assert [m["role"] for m in fake_llm.requests[-1].conversation] == ["user"], "the old history is gone"
         old_file = app.paths.chats_dir / f"{old_id}.jsonl"
         assert "remember this" in old_file.read_text(encoding="utf-8"), "the old session stays recorded"
 

@@ -86,8 +86,8 @@ async def test_picker_lists_sessions_newest_first_and_opens_the_older_one(
         # The conversation goes on where it stopped, and is appended to the same file.
         fake_llm.push(Reply.text("Yes, all tests pass."))
         await send(pilot, "does it pass?")
-        sent = fake_llm.requests[-1].messages
-        assert [m["role"] for m in sent] == ["system", "user", "assistant", "assistant", "tool", "assistant", "user"]
+        sent = fake_llm.requests[-1].conversation
+        assert [m["role"] for m in sent] == ["user", "assistant", "assistant", "tool", "assistant", "user"]
         assert record_lines(app)[-1]["message"]["content"] == "Yes, all tests pass."
 
 

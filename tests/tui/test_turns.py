@@ -142,7 +142,7 @@ async def test_model_error_is_shown_recorded_and_the_next_turn_works(fake_llm: F
         await send(pilot, "try again")
         assert markdown_source(views_of(app, AssistantView)[-1]) == "Now it works."
         assert app.status.state == "idle"
-        assert [m["content"] for m in fake_llm.requests[-1].messages if m["role"] == "user"] == ["hello?", "try again"]
+        assert [m["content"] for m in fake_llm.requests[-1].conversation if m["role"] == "user"] == ["hello?", "try again"]
 
 
 async def test_enter_during_a_turn_keeps_the_text_and_says_why(fake_llm: FakeOpenAIServer, workspace: Path) -> None:

@@ -81,7 +81,7 @@ def test_unknown_keys_and_wrong_types_warn_and_keep_defaults(tmp_path: Path) -> 
     paths = _paths(tmp_path)
     _write(
         paths.user_settings_file,
-        "colour: blue\nmodel:\n  nmae: typo\n  max_retries: many\npermissions:\n  allow: run_shell_command\nui: 3\n",
+        "colour: blue\nmodel:\n  nmae: typo\n  max_retries: many\npermissions:\n  allow: 5\nui: 3\n",
     )
     settings = load_settings(paths, env={})
     text = "\n".join(settings.warnings)
@@ -134,3 +134,13 @@ def test_agentctx_home_relocates_config_and_data(monkeypatch: pytest.MonkeyPatch
     paths = Paths.for_cwd(tmp_path)
     assert paths.config_dir == tmp_path / "h" / "config"
     assert paths.data_dir == tmp_path / "h" / "data"
+
+
+def test_camel_case_keys_and_a_single_file_name(tmp_path: Path) -> None:
+    paths = _paths(tmp_path)
+    _write(paths.project_settings_file, "context:\n  fileName: CLAUDE.md\n  includeDirectories: [docs]\n  perFileChars: 5000\n")
+    settings = load_settings(paths, env={})
+    assert settings.context.file_name == ["CLAUDE.md"]
+    assert settings.context.include_directories == ["docs"]
+    assert settings.context.per_file_chars == 5000
+    assert settings.warnings == []

@@ -1,12 +1,9 @@
-"""The base system prompt (a Markdown template shipped in the package) and the environment section."""
+"""Prompt templates shipped in the package (found through importlib.resources)."""
 
 from __future__ import annotations
 
-import platform
-from datetime import date
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 
 
 @lru_cache(maxsize=None)
@@ -15,16 +12,10 @@ def template(name: str) -> str:
     return resources.files("app.context.prompt").joinpath("templates", f"{name}.md").read_text(encoding="utf-8").strip()
 
 
+def template_source(name: str) -> str:
+    """How a template is named in reports: its path inside the package."""
+    return f"templates/{name}.md"
+
+
 def base_prompt() -> str:
     return template("base")
-
-
-def environment_section(cwd: Path, *, today: date | None = None) -> str:
-    """Facts the model cannot know on its own: where it runs and when."""
-    today = today or date.today()
-    return (
-        "# Environment\n\n"
-        f"- Working directory: {cwd}\n"
-        f"- Platform: {platform.system()} {platform.release()}\n"
-        f"- Today's date: {today.isoformat()}"
-    )

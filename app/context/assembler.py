@@ -1,0 +1,220 @@
+"""The built-in context assembler: system prompt sections + instruction files + tools + history,
+every part tagged with its source and counted.
+
+The fixed parts (system prompt, instruction files) are built once per session and
+again on ``refresh()`` (/memory refresh); each turn only adds the history, whose
+counts are cached per message.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from app.config import Settings
+from app.context.instructions.loader import InstructionSet, load_instructions
+from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
+from app.context.prompt import sections as section_names
+from app.context.prompt.prelude import prelude_messages
+from app.context.prompt.suffix import SEPARATOR
+from app.context.report import ContextReport, Row, build_report, save_report
+from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
+from app.core.agent import ContextError
+from app.core.history import Message, Usage
+from app.core.tokens import Calibration, TokenCounter
+from app.paths import Paths
+
+
+_SECTION_KINDS = {
+    section_names.CUSTOM: "custom_prompt",
+    section_names.APPENDED: "appended",
+    section_names.GIT_STATUS: "git_status",
+}
+
+
+@dataclass
+class ContextAssembler:
+    paths: Paths
+    settings: Settings
+    model: str
+    context_window: int
+    counter: TokenCounter
+    env: Mapping[str, str] = field(default_factory=lambda: os.environ)
+    home: Path | None = None
+    instructions: InstructionSet | None = None
+    prompt: SystemPrompt | None = None
+    problems: list[str] = field(default_factory=list)
+    session_id: str = ""
+    last_request: AssembledRequest | None = None
+    last_usage: Usage | None = None
+    calibration: Calibration = field(default_factory=Calibration)
+    _system_parts: list[RequestPart] = field(default_factory=list)
+    _prelude: list[Message] = field(default_factory=list)
+    _prelude_parts: list[RequestPart] = field(default_factory=list)
+    _git: GitInfo | None = None
+    _prompt_error: str = ""
+
+    def __post_init__(self) -> None:
+        if self.home is None:
+            try:
+                self.home = Path.home()
+            except (RuntimeError, KeyError):
+                self.home = None
+        self._git = read_git_info(self.paths.project_root) if (self.paths.project_root / ".git").exists() else None
+        self._prelude = prelude_messages(self.paths.cwd, self.paths.project_root)
+        self._prelude_parts = message_parts(self._prelude)
+        for part in self._prelude_parts:
+            part.kind, part.name = "prelude", "session prelude"
+        self.refresh()
+
+    # -- the fixed part ----------------------------------------------------------------------
+
+    def refresh(self) -> None:
+        """Discover instruction files and rebuild the system prompt (the next request uses it)."""
+        context = self.settings.context
+        self.instructions = load_instructions(
+            self.paths.cwd,
+            global_dir=self.paths.config_dir,
+            home=self.home or self.paths.cwd,
+            filenames=context.file_name,
+            include_dirs=[self.paths.cwd / d for d in context.include_directories],
+            per_file_cap=context.per_file_chars,
+            total_cap=context.total_chars,
+            import_format=context.import_format,
+        )
+        self.problems = list(self.instructions.problems)
+        user_memory = self._user_memory_text(self.instructions)
+        try:
+            self.prompt = build_system_prompt(
+                PromptContext(
+                    cwd=self.paths.cwd,
+                    project_root=self.paths.project_root,
+                    model=self.model,
+                    user_memory=user_memory,
+                    append=self.settings.append_system_prompt,
+                    env=self.env,
+                    home=self.home,
+                    git=self._git,
+                )
+            )
+        except SystemPromptError as exc:
+            self.prompt = None
+            self._prompt_error = str(exc)
+            self.problems.append(str(exc))
+            self._system_parts = []
+            return
+        self._prompt_error = ""
+        self.problems.extend(self.prompt.warnings)
+        self._system_parts = self._split_sections(self.prompt, self.instructions)
+        self.recount()
+
+    def _user_memory_text(self, instructions: InstructionSet) -> str:
+        if instructions.notice and instructions.text:
+            return f"{instructions.text}\n\n{instructions.notice}"
+        return instructions.text
+
+    def _split_sections(self, prompt: SystemPrompt, instructions: InstructionSet) -> list[RequestPart]:
+        parts: list[RequestPart] = []
+        for section in prompt.sections:
+            if section.name == section_names.USER_MEMORY:
+                parts.extend(self._memory_parts(section.text, instructions))
+                continue
+            kind = _SECTION_KINDS.get(section.name, "section")
+            parts.append(RequestPart(block=SYSTEM, kind=kind, name=section.name, source=section.source, text=section.text))
+        return parts
+
+    def _memory_parts(self, text: str, instructions: InstructionSet) -> list[RequestPart]:
+        """The user-memory suffix, one part per instruction file so each is attributed to its file."""
+        rules = {id(f) for f in instructions.rules}
+        pieces = [RequestPart(block=SYSTEM, kind="separator", name="separator", source="suffix rule", text=SEPARATOR)]
+        for index, (file, block) in enumerate(instructions.blocks):
+            kind = "rules" if id(file) in rules else "instruction_file"
+            joined = block if index == 0 else f"\n\n{block}"
+            pieces.append(
+                RequestPart(block=SYSTEM, kind=kind, name=file.display_path, source=str(file.path), text=joined, status=str(file.status))
+            )
+        if instructions.notice and instructions.text:
+            pieces.append(
+                RequestPart(block=SYSTEM, kind="truncation_notice", name="truncation notice", source="bootstrap budget", text=f"\n\n{instructions.notice}")
+            )
+        if "".join(p.text for p in pieces) != text:
+            # The pieces must add up to exactly what is sent; if they do not, attribute the whole.
+            return [RequestPart(block=SYSTEM, kind="instruction_file", name="instruction files", source="user memory", text=text)]
+        return pieces
+
+    # -- each request --------------------------------------------------------------------------
+
+    def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
+        if self._prompt_error:
+            raise ContextError(self._prompt_error)
+        history_parts = message_parts(history, first_index=len(self._prelude))
+        tool_parts = tool_schema_parts(tools)
+        for part in (*tool_parts, *history_parts):
+            part.tokens = self.counter.count(part.text)
+        # Fixed parts are copied: a request is a record of what was sent and must not change later.
+        system = [replace(p) for p in self._system_parts]
+        prelude = [replace(p) for p in self._prelude_parts]
+        return AssembledRequest(
+            parts=[*system, *tool_parts, *prelude, *history_parts],
+            messages=[*self._prelude, *history],
+            tools=list(tools),
+            model=self.model,
+            context_window=self.context_window,
+            token_method=self.counter.method,
+        )
+
+    def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
+        """Remember what was sent and what it cost; save the run report next to the session record."""
+        self.last_request, self.last_usage = request, usage
+        if usage is not None:
+            self.calibration.observe(request.total_tokens, usage.prompt_tokens)
+        if self.session_id:
+            try:
+                save_report(self.report(request, source="run", usage=usage), self.paths.chats_dir)
+            except OSError as exc:
+                self.problems.append(f"Could not save the context report: {exc}")
+
+    def report(self, request: AssembledRequest, *, source: str, usage: Usage | None = None) -> ContextReport:
+        context = self.settings.context
+        return build_report(
+            request,
+            source=source,
+            session_id=self.session_id,
+            usage=usage,
+            instruction_rows=self.instruction_rows(),
+            per_file_cap=context.per_file_chars,
+            total_cap=context.total_chars,
+            problems=self.problems,
+            calibration_ratio=self.calibration.ratio if source == "estimate" else 1.0,
+        )
+
+    def recount(self) -> None:
+        """Count the fixed parts again (after the exact vocabulary finished loading)."""
+        for part in (*self._system_parts, *self._prelude_parts):
+            part.tokens = self.counter.count(part.text)
+
+    # -- what the report shows about instruction files -------------------------------------------
+
+    def instruction_rows(self) -> list[Row]:
+        rows: list[Row] = []
+        if self.instructions is None:
+            return rows
+        for file in self.instructions.rows:
+            block = file.block
+            rows.append(
+                Row(
+                    name=file.display_path,
+                    tokens=self.counter.count(block),
+                    chars=file.injected_chars,
+                    source=str(file.path),
+                    status=str(file.status),
+                    raw_chars=file.raw_chars,
+                    detail=file.memory_type,
+                )
+            )
+        return rows
+
+    def instructions_text(self) -> str:
+        return self.instructions.text if self.instructions else ""

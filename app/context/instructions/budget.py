@@ -1,0 +1,177 @@
+"""The instruction budget: a cap per file and a cap on all of them together (OpenClaw §1.3).
+
+Files are taken in order. Each gets ``min(per-file cap, what is left)``; a
+file over its cap keeps its head and tail around a marker. Once less than 64
+chars are left, the remaining files are not injected at all. Chars are Python
+code points (see truncation.py). Only file content counts: the
+``--- Context from: … ---`` wrapper lines do not.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass
+from enum import StrEnum
+from typing import NamedTuple
+
+from app.context.instructions.truncation import clamp, truncate_middle
+
+DEFAULT_PER_FILE_CAP = 20_000
+DEFAULT_TOTAL_CAP = 60_000
+MIN_REMAINING = 64
+NEAR_LIMIT_RATIO = 0.85
+CAUSE_PER_FILE = "per-file-limit"
+CAUSE_TOTAL = "total-limit"
+
+TRUNCATION_NOTICE = (
+    "[Bootstrap truncation warning]\n"
+    "Some workspace bootstrap files were truncated before Project Context injection.\n"
+    "Treat Project Context as partial and read the relevant files directly if details seem missing."
+)
+
+
+class BudgetStatus(StrEnum):
+    OK = "OK"
+    TRUNCATED = "TRUNCATED"
+
+
+class BudgetEntry(NamedTuple):
+    # Shown in markers and messages: the display path.
+    name: str
+    text: str
+
+
+@dataclass(frozen=True)
+class BudgetCaps:
+    per_file: int
+    total: int
+
+
+@dataclass(frozen=True)
+class BudgetedFile:
+    name: str
+    # What is injected: the content, a truncated form of it, or "" when the budget ran out first.
+    text: str
+    raw_chars: int  # after rstrip
+    injected_chars: int
+    limit: int  # the per-file cap
+    remaining_before: int  # total budget left when this file's turn came
+    causes: tuple[str, ...] = ()
+    near_limit: bool = False
+    messages: tuple[str, ...] = ()
+
+    @property
+    def status(self) -> BudgetStatus:
+        return BudgetStatus.TRUNCATED if self.injected_chars < self.raw_chars else BudgetStatus.OK
+
+    @property
+    def truncated(self) -> bool:
+        return self.status is BudgetStatus.TRUNCATED
+
+    @property
+    def dropped(self) -> bool:
+        """Not injected at all: the total budget was spent before this file."""
+        return self.injected_chars == 0 and self.raw_chars > 0
+
+    @property
+    def cause(self) -> str | None:
+        return self.causes[0] if self.causes else None
+
+
+def resolve_caps(per_file_cap: object = None, total_cap: object = None) -> BudgetCaps:
+    """Configured caps, floored; anything non-positive, non-finite or not a number means the default.
+
+    With no total given it is at least the per-file cap, so one big file alone can still fill its cap.
+    """
+    per_file = _positive_int(per_file_cap) or DEFAULT_PER_FILE_CAP
+    total = _positive_int(total_cap) or max(per_file, DEFAULT_TOTAL_CAP)
+    return BudgetCaps(per_file=per_file, total=max(1, total))
+
+
+def apply_budget(
+    files: Iterable[BudgetEntry | tuple[str, str]],
+    per_file_cap: object = DEFAULT_PER_FILE_CAP,
+    total_cap: object = DEFAULT_TOTAL_CAP,
+) -> list[BudgetedFile]:
+    caps = resolve_caps(per_file_cap, total_cap)
+    remaining = caps.total
+    out: list[BudgetedFile] = []
+    stopped_message: str | None = None
+    for name, text in files:
+        content = text.rstrip()
+        raw = len(content)
+        if stopped_message is None and 0 < remaining < MIN_REMAINING:
+            stopped_message = (
+                f"remaining bootstrap budget is {remaining} chars (<{MIN_REMAINING}); skipping additional bootstrap files"
+            )
+            out.append(_dropped(name, raw, caps.per_file, remaining, (stopped_message,)))
+            continue
+        if stopped_message is not None or remaining <= 0:
+            out.append(_dropped(name, raw, caps.per_file, remaining, ()))
+            continue
+        cap = min(caps.per_file, remaining)
+        messages: tuple[str, ...] = ()
+        injected = content
+        if raw > cap:
+            messages = (f"workspace bootstrap file {name} is {raw} chars (limit {cap}); truncating in injected context",)
+            injected = truncate_middle(content, cap, name)
+        injected = clamp(injected, remaining)
+        out.append(
+            BudgetedFile(
+                name=name,
+                text=injected,
+                raw_chars=raw,
+                injected_chars=len(injected),
+                limit=caps.per_file,
+                remaining_before=remaining,
+                causes=_causes(raw, caps.per_file, remaining),
+                near_limit=_near(raw, caps.per_file),
+                messages=messages,
+            )
+        )
+        remaining -= len(injected)
+    return out
+
+
+def total_near_limit(files: Iterable[BudgetedFile], total_cap: object = DEFAULT_TOTAL_CAP) -> bool:
+    total = resolve_caps(None, total_cap).total
+    return sum(f.injected_chars for f in files) >= math.ceil(total * NEAR_LIMIT_RATIO)
+
+
+def truncation_notice() -> str:
+    """The fixed three lines added to the prompt whenever any file was truncated."""
+    return TRUNCATION_NOTICE
+
+
+def _dropped(name: str, raw: int, limit: int, remaining: int, messages: tuple[str, ...]) -> BudgetedFile:
+    # Budget analysis only blames the total when the file was over what was left; a file
+    # skipped whole was cut by the total in any case, so it always carries that cause.
+    causes = tuple(dict.fromkeys((*_causes(raw, limit, remaining), CAUSE_TOTAL)))
+    return BudgetedFile(name, "", raw, 0, limit, max(remaining, 0), causes, _near(raw, limit), messages)
+
+
+def _causes(raw: int, limit: int, remaining: int) -> tuple[str, ...]:
+    causes: list[str] = []
+    if raw > limit:
+        causes.append(CAUSE_PER_FILE)
+    if remaining < limit and raw > remaining:
+        causes.append(CAUSE_TOTAL)
+    return tuple(causes)
+
+
+def _near(raw: int, limit: int) -> bool:
+    return raw >= math.ceil(limit * NEAR_LIMIT_RATIO)
+
+
+def _positive_int(value: object) -> int | None:
+    if value is None or isinstance(value, bool):
+        return None
+    try:
+        number = float(value)  # type: ignore[arg-type]
+    except (TypeError, ValueError):
+        return None
+    if not math.isfinite(number):
+        return None
+    floored = math.floor(number)
+    return floored if floored > 0 else None

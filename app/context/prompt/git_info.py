@@ -1,0 +1,72 @@
+"""The branch and recent commits of a repository, read with the ``git`` executable.
+
+Everything here degrades quietly: no git, no repository, no commits yet or a slow
+git all give None or partial information, because a prompt without git status is
+better than no session at all.
+"""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import time
+from dataclasses import dataclass
+from pathlib import Path
+
+DEFAULT_COMMITS = 5
+
+
+@dataclass(frozen=True)
+class GitInfo:
+    root: Path
+    branch: str | None  # None on a detached HEAD or when it could not be read
+    head: str | None  # short hash of HEAD; None before the first commit
+    commits: tuple[str, ...] = ()  # "<short hash> <subject>", newest first
+    detached: bool = False
+
+
+def read_git_info(root: Path, *, timeout: float = 2.0, max_commits: int = DEFAULT_COMMITS) -> GitInfo | None:
+    """What git says about the repository holding ``root``; None when it is not one (or git is unusable).
+
+    ``timeout`` bounds all git calls together; once it has passed, what was read so far is returned.
+    """
+    deadline = time.monotonic() + timeout
+    toplevel = _git(root, deadline, "rev-parse", "--show-toplevel")
+    if toplevel is None or not toplevel.strip():
+        return None
+    # symbolic-ref names the branch even before the first commit, and fails on a detached HEAD.
+    branch = _git(root, deadline, "symbolic-ref", "--quiet", "--short", "HEAD")
+    log = _git(root, deadline, "log", f"--max-count={max_commits}", "--format=%h %s", "--no-color", "--no-show-signature")
+    commits = tuple(line for line in (log or "").splitlines() if line.strip())
+    head = commits[0].split(" ", 1)[0] if commits else None
+    branch = branch.strip() if branch else None
+    return GitInfo(
+        root=Path(toplevel.strip()),
+        branch=branch or None,
+        head=head,
+        commits=commits,
+        detached=not branch and head is not None,
+    )
+
+
+def _git(root: Path, deadline: float, *args: str) -> str | None:
+    """stdout of a successful git call, or None for any failure (missing git, error, timeout)."""
+    remaining = deadline - time.monotonic()
+    if remaining <= 0:
+        return None
+    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    try:
+        result = subprocess.run(
+            ["git", "-C", str(root), *args],
+            stdin=subprocess.DEVNULL,
+            capture_output=True,
+            text=True,
+            encoding="utf-8",
+            errors="replace",
+            env=env,
+            timeout=remaining,
+            check=False,
+        )
+    except (OSError, subprocess.SubprocessError, ValueError):
+        return None
+    return result.stdout if result.returncode == 0 else None

@@ -1,0 +1,323 @@
+"""The context report: what the last request held, by source (list / detail / map / json).
+
+Built from an AssembledRequest (``source="run"`` for a request that was sent,
+``"estimate"`` for one assembled on the spot), saved next to the session record
+after every request so the command line can show it without the TUI.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict, dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from app.context.compaction.thresholds import compute_thresholds
+from app.context.request import GROUP_ORDER, AssembledRequest, RequestPart
+from app.core.history import Usage
+from app.fsutil import atomic_write_text
+
+REPORT_VERSION = 1
+
+
+@dataclass
+class Row:
+    """One named thing in the request and its weight."""
+
+    name: str
+    tokens: int
+    chars: int
+    source: str = ""
+    status: str = ""
+    raw_chars: int = 0
+    detail: str = ""
+
+
+@dataclass
+class ContextReport:
+    source: str  # run | estimate
+    generated_at: str
+    session_id: str
+    model: str
+    context_window: int
+    token_method: str  # exact | estimate
+    tracked_tokens: int  # sum of our counts of every part
+    reported_prompt_tokens: int | None  # what the server said this request cost
+    warn: float
+    auto: float
+    hard: float
+    groups: list[Row] = field(default_factory=list)
+    system_sections: list[Row] = field(default_factory=list)
+    instruction_files: list[Row] = field(default_factory=list)
+    tools: list[Row] = field(default_factory=list)
+    skills: list[Row] = field(default_factory=list)
+    memories: list[Row] = field(default_factory=list)
+    messages: list[Row] = field(default_factory=list)  # by role: user / assistant / tool results / summaries / reminders
+    per_file_cap: int = 0
+    total_cap: int = 0
+    problems: list[str] = field(default_factory=list)
+    calibration_ratio: float = 1.0  # server-reported / tracked, from the last answered request
+    version: int = REPORT_VERSION
+
+    @property
+    def calibrated_tokens(self) -> int:
+        return round(self.tracked_tokens * self.calibration_ratio)
+
+    @property
+    def used_tokens(self) -> int:
+        """The server's figure when there is one (the truth thresholds act on), else our calibrated count."""
+        return self.reported_prompt_tokens or self.calibrated_tokens
+
+    @property
+    def free_tokens(self) -> int:
+        return max(0, self.context_window - self.used_tokens)
+
+    @property
+    def truncated_files(self) -> list[Row]:
+        return [r for r in self.instruction_files if r.status == "TRUNCATED"]
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["used_tokens"] = self.used_tokens
+        data["free_tokens"] = self.free_tokens
+        return data
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> ContextReport:
+        fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
+        for key in ("groups", "system_sections", "instruction_files", "tools", "skills", "memories", "messages"):
+            fields[key] = [Row(**row) for row in data.get(key, [])]
+        return cls(**fields)
+
+
+def _row(part: RequestPart, **extra: Any) -> Row:
+    return Row(name=part.name, tokens=part.tokens, chars=part.chars, source=part.source, status=part.status, **extra)
+
+
+def _sum_rows(name: str, parts: list[RequestPart]) -> Row:
+    return Row(name=name, tokens=sum(p.tokens for p in parts), chars=sum(p.chars for p in parts), detail=f"{len(parts)}")
+
+
+def build_report(
+    request: AssembledRequest,
+    *,
+    source: str,
+    session_id: str,
+    usage: Usage | None = None,
+    compaction_pct: float | None = None,
+    instruction_rows: list[Row] | None = None,
+    per_file_cap: int = 0,
+    total_cap: int = 0,
+    problems: list[str] | None = None,
+    calibration_ratio: float = 1.0,
+) -> ContextReport:
+    thresholds = compute_thresholds(request.context_window, compaction_pct)
+    groups = []
+    for group in GROUP_ORDER:
+        members = [p for p in request.parts if p.group == group]
+        groups.append(_sum_rows(group, members))
+    system = [_row(p) for p in request.parts if p.group == "System prompt" and p.text]
+    files = instruction_rows if instruction_rows is not None else [_row(p) for p in request.parts_of("instruction_file", "rules")]
+    tools = []
+    for part in request.parts_of("tool_schema"):
+        schema = json.loads(part.text)
+        params = schema.get("function", {}).get("parameters", {}).get("properties", {})
+        tools.append(_row(part, detail=f"{len(params)} params"))
+    by_kind: dict[str, list[RequestPart]] = {}
+    for part in request.parts:
+        if part.block == "messages":
+            by_kind.setdefault(part.kind, []).append(part)
+    labels = {"user": "user", "assistant": "assistant", "tool_result": "tool results", "summary": "summaries", "reminder": "reminders", "prelude": "session prelude"}
+    messages = [_sum_rows(labels.get(kind, kind), parts) for kind, parts in by_kind.items()]
+    return ContextReport(
+        source=source,
+        generated_at=datetime.fromtimestamp(request.created_at, timezone.utc).isoformat(timespec="seconds"),
+        session_id=session_id,
+        model=request.model,
+        context_window=request.context_window,
+        token_method=request.token_method,
+        tracked_tokens=request.total_tokens,
+        reported_prompt_tokens=usage.prompt_tokens if usage and usage.prompt_tokens else None,
+        warn=thresholds.warn,
+        auto=thresholds.auto,
+        hard=thresholds.hard,
+        groups=groups,
+        system_sections=system,
+        instruction_files=files,
+        tools=tools,
+        skills=[_row(p) for p in request.parts_of("skills_listing")],
+        memories=[_row(p) for p in request.parts_of("memory_index", "recalled_memory")],
+        messages=messages,
+        per_file_cap=per_file_cap,
+        total_cap=total_cap,
+        problems=list(problems or []),
+        calibration_ratio=calibration_ratio,
+    )
+
+
+# -- files next to the session record ---------------------------------------------------------
+
+
+def report_path(chats_dir: Path, session_id: str) -> Path:
+    return chats_dir / f"{session_id}.context.json"
+
+
+def save_report(report: ContextReport, chats_dir: Path) -> None:
+    atomic_write_text(report_path(chats_dir, report.session_id), json.dumps(report.to_json(), ensure_ascii=False), mode=0o600)
+
+
+def load_report(chats_dir: Path, session_id: str) -> ContextReport | None:
+    try:
+        data = json.loads(report_path(chats_dir, session_id).read_text(encoding="utf-8"))
+        return ContextReport.from_json(data)
+    except (OSError, ValueError, TypeError):
+        return None
+
+
+# -- rendering ------------------------------------------------------------------------------
+
+
+def fmt(n: float) -> str:
+    return f"{int(round(n)):,}"
+
+
+def _pct(part: float, whole: float) -> str:
+    return f"{100 * part / whole:.1f}%" if whole else "—"
+
+
+def _header(report: ContextReport, title: str) -> list[str]:
+    method = {"exact": "exact token counts", "estimate": "estimated token counts (UTF-8 bytes/4)"}.get(report.token_method, report.token_method)
+    source = "last request sent" if report.source == "run" else "assembled now, not sent"
+    lines = [
+        f"{title} — {source} · {method}",
+        f"Model {report.model or '?'} · session {report.session_id[:8] or '—'} · {report.generated_at}",
+        f"Window {fmt(report.context_window)} · used {fmt(report.used_tokens)} ({_pct(report.used_tokens, report.context_window)})"
+        f" · free {fmt(report.free_tokens)}",
+        f"Thresholds: warn {fmt(report.warn)} · auto-compact {fmt(report.auto)} · hard {fmt(report.hard)}",
+    ]
+    if report.reported_prompt_tokens:
+        gap = report.reported_prompt_tokens - report.tracked_tokens
+        lines.append(
+            f"Server reported {fmt(report.reported_prompt_tokens)} prompt tokens; tracked {fmt(report.tracked_tokens)} (gap {gap:+,})"
+        )
+    elif report.calibration_ratio != 1.0:
+        lines.append(
+            f"Tracked {fmt(report.tracked_tokens)}, calibrated ×{report.calibration_ratio:.2f} by the server's last report "
+            f"→ {fmt(report.calibrated_tokens)}"
+        )
+    elif report.source == "run":
+        lines.append("The server has not reported usage for this request.")
+    return lines
+
+
+def _file_lines(report: ContextReport) -> list[str]:
+    lines = [f"Instruction files (max {fmt(report.per_file_cap)} chars per file, {fmt(report.total_cap)} in all):"]
+    if not report.instruction_files:
+        lines.append("  (none found)")
+    for row in report.instruction_files:
+        if row.status == "MISSING":
+            lines.append(f"  {row.name:<34} MISSING")
+            continue
+        lines.append(
+            f"  {row.name:<34} {row.status or 'OK':<9} raw {fmt(row.raw_chars)} chars · injected {fmt(row.chars)} chars · {fmt(row.tokens)} tok"
+        )
+    truncated = report.truncated_files
+    if truncated:
+        raw = sum(r.raw_chars for r in truncated)
+        injected = sum(r.chars for r in truncated)
+        lines.append(
+            f"  ⚠ {len(truncated)} file(s) truncated ({fmt(raw)} raw chars -> {fmt(injected)} injected chars); "
+            "raise context.per_file_chars / context.total_chars in settings to keep more."
+        )
+    return lines
+
+
+def render_list(report: ContextReport) -> str:
+    lines = _header(report, "Context breakdown")
+    lines.append("")
+    for group in report.groups:
+        lines.append(f"{group.name:<20} {fmt(group.tokens):>9} tok  {_pct(group.tokens, report.context_window):>6}  {fmt(group.chars):>11} chars")
+    lines.append(f"{'Free':<20} {fmt(report.free_tokens):>9} tok  {_pct(report.free_tokens, report.context_window):>6}")
+    lines.append("")
+    lines.append("System prompt sections:")
+    for row in report.system_sections:
+        lines.append(f"  {row.name:<34} {fmt(row.tokens):>8} tok")
+    lines.append("")
+    lines.extend(_file_lines(report))
+    lines.append("")
+    lines.append(f"Tool schemas: {len(report.tools)} tools, {fmt(sum(r.tokens for r in report.tools))} tok")
+    lines.append(f"Skills listing: {len(report.skills)} entries, {fmt(sum(r.tokens for r in report.skills))} tok")
+    lines.append(f"Memory: {len(report.memories)} parts, {fmt(sum(r.tokens for r in report.memories))} tok")
+    lines.append("Messages: " + (", ".join(f"{r.name} {r.detail} ({fmt(r.tokens)} tok)" for r in report.messages) or "none yet"))
+    if report.problems:
+        lines.append("")
+        lines.append("Problems:")
+        lines.extend(f"  ⚠ {p}" for p in report.problems)
+    return "\n".join(lines)
+
+
+def render_detail(report: ContextReport) -> str:
+    lines = [render_list(report), "", "Top tools by schema size:"]
+    for row in sorted(report.tools, key=lambda r: r.tokens, reverse=True)[:30]:
+        lines.append(f"  {row.name:<28} {fmt(row.tokens):>7} tok  {fmt(row.chars):>8} chars  {row.detail}")
+    lines.append("")
+    lines.append("Skills (listing entry size):")
+    lines.extend(f"  {r.name:<28} {fmt(r.tokens):>7} tok" for r in report.skills) if report.skills else lines.append("  (none)")
+    lines.append("")
+    lines.append("Memory in this request:")
+    lines.extend(f"  {r.name:<28} {fmt(r.tokens):>7} tok  {r.source}" for r in report.memories) if report.memories else lines.append("  (none)")
+    lines.append("")
+    lines.append(f"Tracked estimate of the request: {fmt(report.tracked_tokens)} tok ({report.token_method})")
+    if report.reported_prompt_tokens:
+        lines.append(f"Server-reported prompt tokens: {fmt(report.reported_prompt_tokens)} tok")
+        lines.append(
+            f"Untracked overhead (chat template, tool formatting): ~{report.reported_prompt_tokens - report.tracked_tokens:+,} tok"
+        )
+    else:
+        lines.append("Server-reported prompt tokens: not available")
+    return "\n".join(lines)
+
+
+MAP_GLYPHS = {
+    "System prompt": "█",
+    "Instruction files": "▓",
+    "Memory": "▒",
+    "Skills": "░",
+    "Tool schemas": "▚",
+    "Messages": "▞",
+    "Tool results": "▤",
+    "Summaries": "▥",
+    "Reminders": "▦",
+}
+
+
+def render_map(report: ContextReport, width: int = 72) -> str:
+    """A stacked bar of the window by source, with the threshold marks under it."""
+    window = max(1, report.context_window)
+    cells: list[str] = []
+    for group in report.groups:
+        share = round(width * group.tokens / window)
+        if group.tokens and share == 0:
+            share = 1
+        cells.extend(MAP_GLYPHS.get(group.name, "#") * share)
+    cells = cells[:width]
+    cells.extend("·" * (width - len(cells)))
+    marks = [" "] * width
+    for symbol, value in (("w", report.warn), ("a", report.auto), ("h", report.hard)):
+        position = min(width - 1, int(width * value / window))
+        marks[position] = symbol
+    lines = [*_header(report, "Context map"), "", "[" + "".join(cells) + "]", " " + "".join(marks), ""]
+    for group in report.groups:
+        if group.tokens:
+            lines.append(f"  {MAP_GLYPHS.get(group.name, '#')} {group.name:<18} {fmt(group.tokens):>9} tok  {_pct(group.tokens, window):>6}")
+    lines.append(f"  · {'Free':<18} {fmt(report.free_tokens):>9} tok  {_pct(report.free_tokens, window):>6}")
+    lines.append("  marks: w warn · a auto-compact · h hard")
+    return "\n".join(lines)
+
+
+def render_json(report: ContextReport) -> str:
+    return json.dumps(report.to_json(), ensure_ascii=False, indent=2)
+
+
+RENDERERS = {"list": render_list, "detail": render_detail, "map": render_map, "json": render_json}

@@ -1,0 +1,55 @@
+"""`agentctx-tui context list|detail|map|json`: the context report without the TUI.
+
+From the last request of the latest session when one was sent (``run``), otherwise
+assembled on the spot from the session so far (``estimate``).
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+from typing import Sequence
+
+from app.context.report import RENDERERS, ContextReport, load_report
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
+    parser = parser_class(prog="agentctx-tui context", description="What the model's window holds, by source.")
+    parser.add_argument("mode", nargs="?", default="list", choices=sorted(RENDERERS), help="list (default), detail, map or json")
+    parser.add_argument("-s", "--session", metavar="ID", help="a session id or unique prefix (default: the latest)")
+    parser.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
+    args = parser.parse_args(argv)
+
+    from app.config import SettingsError, load_settings
+    from app.core.session.listing import SessionNotFound, find_session, latest_session
+    from app.paths import Paths
+
+    paths = Paths.for_cwd(args.cwd)
+    try:
+        settings = load_settings(paths)
+    except SettingsError as exc:
+        print(f"agentctx-tui: settings error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    try:
+        summary = find_session(paths.chats_dir, args.session) if args.session else latest_session(paths.chats_dir)
+    except SessionNotFound as exc:
+        print(f"agentctx-tui: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    report = load_report(paths.chats_dir, summary.session_id) if summary else None
+    if report is None:
+        report = _estimate(settings, paths, summary.session_id if summary else None)
+    print(RENDERERS[args.mode](report))
+    return EXIT_OK
+
+
+def _estimate(settings, paths, session_id: str | None) -> ContextReport:  # type: ignore[no-untyped-def]
+    from app.runtime import build_runtime
+
+    runtime = build_runtime(settings, paths, resume=session_id)
+    if session_id is None:
+        runtime.assembler.session_id = ""  # nothing recorded yet: do not name a session that does not exist
+    request = runtime.assembler.assemble(list(runtime.resumed_messages), runtime.registry.schemas())
+    return runtime.assembler.report(request, source="estimate")
