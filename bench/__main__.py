@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["startup", "instructions"]
+SCRIPTS = ["startup", "instructions", "context_report"]
 
 
 def main() -> int:

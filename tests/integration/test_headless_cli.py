@@ -193,3 +193,28 @@ def test_sessions_list_text_and_json(fake_llm: FakeOpenAIServer, workspace: Path
     cli(["-p", "the first prompt"], cwd=workspace, server=fake_llm)
     text = cli(["sessions", "list"], cwd=workspace).stdout
     assert "the first prompt" in text
+
+
+def test_context_report_estimate_then_run(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    (workspace / "QWEN.md").write_text("Project rules: be brief.\n", encoding="utf-8")
+    before = cli(["context", "list"], cwd=workspace, server=fake_llm)
+    assert before.returncode == 0, before.stderr
+    assert "assembled now, not sent" in before.stdout
+    assert "QWEN.md" in before.stdout and "AGENTS.md" in before.stdout and "MISSING" in before.stdout
+    fake_llm.push(Reply.text("ok", usage=(1234, 2)))
+    assert cli(["-p", "hello"], cwd=workspace, server=fake_llm).returncode == 0
+    after = cli(["context", "json"], cwd=workspace, server=fake_llm)
+    report = json.loads(after.stdout)
+    assert report["source"] == "run" and report["reported_prompt_tokens"] == 1234
+    groups = {g["name"]: g["tokens"] for g in report["groups"]}
+    assert groups["Instruction files"] > 0 and groups["Messages"] > 0
+    shown = cli(["context", "map"], cwd=workspace)
+    assert "Server reported 1,234 prompt tokens" in shown.stdout
+    assert cli(["context", "bogus"], cwd=workspace).returncode == 2
+
+
+def test_append_system_prompt_flag(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("ok"))
+    result = cli(["-p", "hi", "--append-system-prompt", "Reply in haiku."], cwd=workspace, server=fake_llm)
+    assert result.returncode == 0, result.stderr
+    assert fake_llm.requests[0].messages[0]["content"].count("\n\n---\n\nReply in haiku.") == 1
