@@ -64,6 +64,24 @@ class ContextSettings:
 
 
 @dataclass
+class CompactionSettings:
+    # Fraction of the window where auto-compaction starts (seed-era formula, default 0.7).
+    pct: float = 0.7
+    auto: bool = True
+    # Interactive sessions show a countdown before auto-compaction; Esc skips it (hard still forces).
+    auto_delay_seconds: float = 3.0
+    timeout_seconds: float = 180.0
+    max_output_tokens: int = 20_000
+    quality_check: bool = True
+    keep_recent_tool_results: int = 5
+    idle_minutes: float = 60.0
+    size_chars: int = 500_000
+    pruning: str = "cache-ttl"  # off | cache-ttl
+    prune_ttl_minutes: float = 5.0
+    memory_flush: bool = True
+
+
+@dataclass
 class UISettings:
     theme: str = "textual-dark"
     # Finished messages beyond this many are unmounted; the transcript stays in memory.
@@ -78,6 +96,7 @@ class Settings:
     shell: ShellSettings = field(default_factory=ShellSettings)
     ui: UISettings = field(default_factory=UISettings)
     context: ContextSettings = field(default_factory=ContextSettings)
+    compaction: CompactionSettings = field(default_factory=CompactionSettings)
     append_system_prompt: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
     max_turns: int = 50

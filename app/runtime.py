@@ -12,6 +12,7 @@ from pathlib import Path
 from app import __version__
 from app.config import Settings
 from app.context.assembler import ContextAssembler
+from app.context.compaction.compactor import Compactor
 from app.core.agent import Agent, AgentLimits
 from app.core.history import Message, Usage
 from app.core.llm.models import context_window_for
@@ -167,6 +168,14 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         shell_timeout=runtime.settings.shell.timeout,
         output_limit=runtime.settings.shell.output_limit,
     )
+    compactor = Compactor(
+        provider=provider,
+        settings=runtime.settings.compaction,
+        counter=runtime.assembler.counter,
+        root=paths.project_root,
+        context_window=runtime.context_window,
+        calibration=runtime.assembler.calibration,
+    )
     return Agent(
         provider=provider,
         tools=runtime.registry,
@@ -179,4 +188,5 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         limits=AgentLimits(max_requests=runtime.settings.max_turns),
         context_window=runtime.context_window,
         interactive=interactive,
+        compactor=compactor,
     )

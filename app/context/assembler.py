@@ -9,11 +9,14 @@ counts are cached per message.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.config import Settings
+from app.context.compaction.pairing import repair_tool_pairs
+from app.context.compaction.pruning import prune_view
 from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
@@ -149,6 +152,7 @@ class ContextAssembler:
     def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
         if self._prompt_error:
             raise ContextError(self._prompt_error)
+        history = self.view_of(history)
         history_parts = message_parts(history, first_index=len(self._prelude))
         tool_parts = tool_schema_parts(tools)
         for part in (*tool_parts, *history_parts):
@@ -164,6 +168,18 @@ class ContextAssembler:
             context_window=self.context_window,
             token_method=self.counter.method,
         )
+
+    def view_of(self, history: list[Message]) -> list[Message]:
+        """What is sent of the history: tool pairs repaired, and old results pruned once the cache is cold.
+
+        Neither changes the history or the record; a resumed session computes the same view.
+        """
+        view = repair_tool_pairs(history).messages
+        settings = self.settings.compaction
+        last = self.last_request
+        if settings.pruning == "cache-ttl" and last is not None and time.time() - last.created_at >= settings.prune_ttl_minutes * 60:
+            view = prune_view(view, self.context_window).messages
+        return view
 
     def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
         """Remember what was sent and what it cost; save the run report next to the session record."""

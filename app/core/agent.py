@@ -10,10 +10,11 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
+from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, CompactionSteps
 from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.events import (
     ApprovalNeeded,
@@ -46,6 +47,9 @@ from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
 from app.core.tools.registry import ToolRegistry
 from app.core.tokens import estimate_tokens
+
+if TYPE_CHECKING:
+    from app.context.compaction.compactor import Compactor
 
 _END = object()
 
@@ -108,7 +112,7 @@ class AgentBusy(RuntimeError):
     pass
 
 
-class Agent:
+class Agent(CompactionSteps):
     def __init__(
         self,
         *,
@@ -123,6 +127,7 @@ class Agent:
         limits: AgentLimits | None = None,
         context_window: int = 0,
         interactive: bool = True,
+        compactor: Compactor | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -136,6 +141,11 @@ class Agent:
         self.context_window = context_window
         self.interactive = interactive
         self.last_usage: Usage | None = None
+        self.compactor = compactor
+        self.last_response_at: float | None = None  # wall clock of the last answer (micro-compaction's idle trigger)
+        self.on_memory_flush: Callable[[], None] | None = None
+        self._skip_auto = False
+        self._pause_noticed = False
         self._task: asyncio.Task[None] | None = None
 
     @property
@@ -157,11 +167,23 @@ class Agent:
 
     async def run(self, prompt: str) -> AsyncIterator[Event]:
         """Run one turn and yield its events; the last one is TurnFinished, TurnFailed or TurnCancelled."""
+        async for event in self._drive(lambda emit: self._turn(prompt, emit)):
+            yield event
+
+    async def _drive(self, work: Callable[[Callable[[object], None]], Awaitable[None]]) -> AsyncIterator[Event]:
+        """Run ``work(emit)`` as this agent's one task and yield what it emits until it ends."""
         if self.busy:
             raise AgentBusy("a turn is already running")
         queue: asyncio.Queue[object] = asyncio.Queue()
-        # The turn runs in its own task so cancel() can interrupt it and it still reports how it ended.
-        task = asyncio.create_task(self._turn(prompt, queue.put_nowait))
+
+        async def guarded() -> None:
+            try:
+                await work(queue.put_nowait)
+            finally:
+                queue.put_nowait(_END)
+
+        # The work runs in its own task so cancel() can interrupt it and it still reports how it ended.
+        task = asyncio.create_task(guarded())
         self._task = task
         try:
             while True:
@@ -170,7 +192,7 @@ class Agent:
                     break
                 yield event  # type: ignore[misc]
         finally:
-            # Only this turn's own task: by now self._task may already be the next turn's.
+            # Only this task: by now self._task may already be the next turn's.
             if not task.done():
                 task.cancel()
 
@@ -188,7 +210,8 @@ class Agent:
             self._record(user, durable=True)
             self.history.append(user)
             emit(TurnStarted(turn_id=turn_id, prompt=prompt))
-            requests = 0
+            self._skip_auto = False
+            requests = overflows = 0
             while True:
                 stop = self._over_budget(requests, started)
                 if stop:
@@ -196,7 +219,17 @@ class Agent:
                     emit(TurnFailed(turn_id=turn_id, message=stop, error_kind="budget"))
                     return
                 requests += 1
-                reply = await self._request(assembler, emit)
+                try:
+                    reply = await self._request(assembler, emit)
+                except LLMError as error:
+                    if error.kind != "context_length" or self.compactor is None:
+                        raise
+                    overflows += 1
+                    if overflows > MAX_OVERFLOW_COMPACTIONS:
+                        raise LLMError(OVERFLOW_ADVICE.format(n=MAX_OVERFLOW_COMPACTIONS), kind="context_length") from None
+                    # The server refused the request as too long: compact and send it again.
+                    await self._compact(emit, trigger="overflow", forced=True)
+                    continue
                 if reply.usage is not None:
                     turn_usage = turn_usage + reply.usage
                 emit(UsageUpdated(last=reply.usage or Usage(), turn_total=turn_usage, context_window=self.context_window))
@@ -221,8 +254,6 @@ class Agent:
             text = f"Internal error: {type(error).__name__}: {error}"
             self._record_system("error", {"message": text, "kind": "internal"})
             emit(TurnFailed(turn_id=turn_id, message=text, error_kind="internal"))
-        finally:
-            emit(_END)
 
     def _over_budget(self, requests: int, started: float) -> str | None:
         limits = self.limits
@@ -237,7 +268,7 @@ class Agent:
     async def _request(self, assembler: ReplyAssembler, emit: Callable[[object], None]) -> Completion:
         """One model call; its assistant message is in history and recorded when this returns."""
         assembler.reset()
-        assembled = self.assembler.assemble(self.history, self.tools.schemas())
+        assembled = await self._prepare_request(emit)
         emit(ContextAssembled(request=assembled))
         request = assembled.to_chat_request()
         emit(RequestStarted(model=request.model or self.provider.model, message_count=len(request.messages)))
@@ -260,7 +291,10 @@ class Agent:
         self._record(reply.message, usage=reply.usage)
         if reply.usage is not None:
             self.last_usage = reply.usage
+        self.last_response_at = time.time()
         self.assembler.observe(assembled, reply.usage)
+        if self.compactor is not None:
+            self.compactor.observe(assembled.total_tokens, reply.usage.prompt_tokens if reply.usage else None)
         emit(AssistantMessage(message=reply.message, finish_reason=reply.finish_reason))
         return reply
 

@@ -255,3 +255,75 @@ class TurnCancelled(Event):
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "turn_id": self.turn_id}
+
+
+@dataclass
+class ContextWarning(Event):
+    """The context crossed the warn threshold."""
+
+    kind: str = field(init=False, default="context_warning")
+    tokens: int = 0
+    warn: float = 0
+    auto: float = 0
+    hard: float = 0
+    window: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "tokens": self.tokens, "warn": self.warn, "auto": self.auto, "hard": self.hard, "window": self.window}
+
+
+@dataclass
+class CompactionPending(Event):
+    """Auto-compaction starts after ``delay`` seconds unless the future is resolved with False (skip)."""
+
+    kind: str = field(init=False, default="compaction_pending")
+    tokens: int = 0
+    threshold: float = 0
+    delay: float = 0
+    future: asyncio.Future[bool] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "tokens": self.tokens, "threshold": self.threshold, "delay": self.delay}
+
+
+@dataclass
+class CompactionStarted(Event):
+    kind: str = field(init=False, default="compaction_started")
+    trigger: str = ""
+    tokens: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "trigger": self.trigger, "tokens": self.tokens}
+
+
+@dataclass
+class CompactionFinished(Event):
+    kind: str = field(init=False, default="compaction_finished")
+    trigger: str = ""
+    ok: bool = False
+    status: str = ""
+    tokens_before: int = 0
+    tokens_after: int = 0
+    message: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "type": self.kind,
+            "trigger": self.trigger,
+            "ok": self.ok,
+            "status": self.status,
+            "tokens_before": self.tokens_before,
+            "tokens_after": self.tokens_after,
+            "message": self.message,
+        }
+
+
+@dataclass
+class MicroCompacted(Event):
+    kind: str = field(init=False, default="micro_compacted")
+    trigger: str = ""
+    cleared: int = 0
+    tokens_saved: int = 0
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "trigger": self.trigger, "cleared": self.cleared, "tokens_saved": self.tokens_saved}

@@ -142,11 +142,13 @@ class TurnView:
             status.state = "idle"
         elif isinstance(event, TurnFailed):
             await self._end_reply()
+            app.context_map.set_streaming(0)
             await self.conversation.add(Entry(kind="error", text=event.message))
             app.notify(event.message, severity="error", timeout=10)
             status.state = "error"
         elif isinstance(event, TurnCancelled):
             await self._end_reply()
+            app.context_map.set_streaming(0)
             app.close_approval()
             for entry in self.tools.values():
                 if entry.status in ("waiting", "running"):

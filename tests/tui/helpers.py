@@ -7,15 +7,18 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from textual.app import App
 from textual.pilot import Pilot
 from textual.widget import Widget
-from textual.widgets import Markdown
+from textual.widgets import Markdown, Static
 
 from app.config import Settings
 from app.core.history import Message, ToolCall
 from app.core.session.recorder import SessionRecorder
 from app.paths import Paths
 from app.tui.app import AgentctxApp
+from app.tui.screens.text_view import TextScreen
+from app.tui.widgets.context_map import ContextMap
 from app.tui.widgets.message_views import AssistantView, NoticeView, ToolView, UserView
 from tests.fakes.openai_server import FakeOpenAIServer
 
@@ -151,6 +154,50 @@ def record_lines(app: AgentctxApp) -> list[dict[str, Any]]:
     if not path.exists():
         return []
     return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+
+
+def map_lines(app: App[Any]) -> list[str]:
+    """The context map as plain lines (right-padded cells trimmed; a block's extra rows are "")."""
+    return [line.rstrip() for line in rendered_text(app.query_one(ContextMap)).splitlines()]
+
+
+def text_screen(app: AgentctxApp) -> TextScreen:
+    screen = app.screen
+    assert isinstance(screen, TextScreen), f"expected a TextScreen on top, got {screen!r}"
+    return screen
+
+
+def shown_text(screen: TextScreen) -> str:
+    """The body a TextScreen draws (not just the string it was given)."""
+    return rendered_text(screen.query_one("#text-content", Static))
+
+
+async def run_command(pilot: Pilot[Any], text: str) -> None:
+    """Type a /command and press Enter; commands act at once (a turn they start is not waited for)."""
+    await send(pilot, text, wait=False)
+    await pilot.pause()
+
+
+# -- instruction files ------------------------------------------------------------------------------
+
+QWEN_MD = "# Demo rules\n\nUse 4-space indents.\n\n@docs/x.md\n"
+IMPORTED_MD = "Always run `make test` before committing.\n"
+# QWEN.md exactly as it is injected: wrapped in its context block, the @import expanded in place.
+QWEN_BLOCK = (
+    "--- Context from: QWEN.md ---\n"
+    "# Demo rules\n\nUse 4-space indents.\n\n"
+    "<!-- Imported from: docs/x.md -->\n"
+    "Always run `make test` before committing.\n\n"
+    "<!-- End of import from: docs/x.md -->\n"
+    "--- End of Context from: QWEN.md ---"
+)
+
+
+def write_instructions(workspace: Path) -> None:
+    """A QWEN.md that imports docs/x.md, as a project would have them."""
+    (workspace / "docs").mkdir(exist_ok=True)
+    (workspace / "docs" / "x.md").write_text(IMPORTED_MD, encoding="utf-8")
+    (workspace / "QWEN.md").write_text(QWEN_MD, encoding="utf-8")
 
 
 # -- recorded sessions ------------------------------------------------------------------------------

@@ -19,7 +19,7 @@ from app.core.tokens import EXACT, ESTIMATE, Calibration, TokenCounter, estimate
 )
 def test_spec_table(window: int, effective: int, auto: int, warn: int, hard: int) -> None:
     t = compute_thresholds(window)
-    assert t.effective == pytest.approx(effective)
+    assert t.effective_window == pytest.approx(effective)
     assert t.auto == pytest.approx(auto)
     assert t.warn == pytest.approx(warn)
     assert t.hard == pytest.approx(hard)

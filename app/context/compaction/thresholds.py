@@ -16,7 +16,7 @@ WARN_PCT_OFFSET = 0.1
 @dataclass(frozen=True)
 class Thresholds:
     window: float
-    effective: float
+    effective_window: float
     warn: float
     auto: float
     hard: float
@@ -40,4 +40,4 @@ def compute_thresholds(window: float, pct: float | None = None) -> Thresholds:
     auto = max(p * window, effective - AUTOCOMPACT_BUFFER)
     warn = max(0.0, max((p - WARN_PCT_OFFSET) * window, auto - WARN_BUFFER))
     hard = min(window, max(effective - HARD_BUFFER, auto + HARD_BUFFER))
-    return Thresholds(window=window, effective=effective, warn=warn, auto=auto, hard=hard)
+    return Thresholds(window=window, effective_window=effective, warn=warn, auto=auto, hard=hard)

@@ -26,6 +26,7 @@ _TYPE_FOR_ROLE: dict[str, RecordType] = {
 }
 
 SUBTYPE_CHAT_COMPRESSION = "chat_compression"
+SUBTYPE_MICRO_COMPACTION = "micro_compaction"
 
 
 def record_type_for(message: Message) -> RecordType:

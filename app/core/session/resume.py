@@ -7,7 +7,7 @@ normal case this exists for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -15,7 +15,7 @@ from typing import Any
 from app.core.history import Message, Usage, close_dangling_tool_calls
 from app.core.session.preview import one_line_preview
 from app.core.session.reader import iter_records
-from app.core.session.records import SUBTYPE_CHAT_COMPRESSION, Record, parse_timestamp
+from app.core.session.records import SUBTYPE_CHAT_COMPRESSION, SUBTYPE_MICRO_COMPACTION, Record, parse_timestamp
 
 INTERRUPTED_TOOL_RESULT = (
     "This tool call never finished: the session ended (the app was closed or crashed) before its result was recorded."
@@ -34,6 +34,8 @@ class LoadedSession:
     last_usage: Usage | None = None
     model: str | None = None
     first_prompt: str = ""
+    # The estimated size of the history right after the last compression checkpoint.
+    checkpoint_tokens: int | None = None
     started_at: datetime | None = None
     updated_at: datetime | None = None
 
@@ -64,6 +66,8 @@ def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
     if record.type == "system":
         if record.subtype == SUBTYPE_CHAT_COMPRESSION:
             _restart_from_checkpoint(loaded, record, lineno)
+        elif record.subtype == SUBTYPE_MICRO_COMPACTION:
+            _clear_tool_results(loaded, record)
         return
     if record.message is None:
         return
@@ -94,6 +98,22 @@ def _restart_from_checkpoint(loaded: LoadedSession, record: Record, lineno: int)
         return
     loaded.messages = messages
     loaded.last_usage = None
+    info = payload.get("info") if isinstance(payload.get("info"), dict) else {}
+    tokens = info.get("newTokenCount")
+    loaded.checkpoint_tokens = tokens if isinstance(tokens, int) and tokens >= 0 else None
+
+
+def _clear_tool_results(loaded: LoadedSession, record: Record) -> None:
+    """Replay a micro-compaction: the same tool results are cleared in the resumed view."""
+    payload = record.system_payload or {}
+    ids = payload.get("clearedToolCallIds")
+    placeholder = payload.get("placeholder")
+    if not isinstance(ids, list) or not isinstance(placeholder, str):
+        return
+    cleared = {str(i) for i in ids}
+    loaded.messages = [
+        replace(m, content=placeholder) if m.role == "tool" and m.tool_call_id in cleared else m for m in loaded.messages
+    ]
 
 
 def _messages_from(items: Any) -> list[Message]:

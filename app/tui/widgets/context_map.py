@@ -30,7 +30,14 @@ GROUP_COLOURS = {
     "Reminders": "$accent 50%",
     "Streaming": "$warning",
 }
-MESSAGE_LABELS = {"user": "user messages", "assistant": "assistant replies", "tool_result": "tool results", "summary": "summaries", "reminder": "reminders"}
+MESSAGE_LABELS = {
+    "user": "user messages",
+    "assistant": "assistant replies",
+    "tool_result": "tool results",
+    "summary": "summaries",
+    "reminder": "reminders",
+    "prelude": "session prelude",
+}
 # Block names of system sections that are too small to stand alone are folded into the next block.
 _FOLD_KINDS = {"separator"}
 

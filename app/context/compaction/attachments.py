@@ -1,0 +1,119 @@
+"""What is re-attached after a summary: the files touched last, and the skills invoked (spec: post-compact)."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.core.history import Message
+
+MAX_FILES = 5
+MAX_TOKENS_PER_FILE = 5_000
+TOKEN_BUDGET = 50_000
+FILE_TOOLS = frozenset({"read_file", "write_file", "edit", "replace"})
+REFERENCE_INTRO = (
+    "The following files were recently accessed before context was compacted. They are listed as reference only "
+    "because they are large. Use `read_file` to see their current content if you need it."
+)
+EMBED_INTRO = "Recently accessed file (full current content embedded):"
+SKILLS_INTRO = "Skills invoked before context was compacted (their instructions still apply):"
+_CONTROL = re.compile(r"[\r\n\t]")
+_BACKTICKS = re.compile(r"`+")
+
+
+def recent_file_paths(history: list[Message], root: Path, limit: int = MAX_FILES) -> list[Path]:
+    """Newest first: paths of successful file-tool calls, inside the workspace, de-duplicated."""
+    if limit <= 0:
+        return []
+    failed = {m.tool_call_id for m in history if m.role == "tool" and m.is_error}
+    real_root = os.path.realpath(root)
+    seen: list[Path] = []
+    for message in reversed(history):
+        if message.role != "assistant":
+            continue
+        for call in reversed(message.tool_calls):
+            if call.name not in FILE_TOOLS or call.id in failed:
+                continue
+            try:
+                args = json.loads(call.arguments or "{}")
+            except json.JSONDecodeError:
+                continue
+            raw = args.get("path") or args.get("file_path") if isinstance(args, dict) else None
+            if not isinstance(raw, str) or not raw:
+                continue
+            path = Path(raw) if os.path.isabs(raw) else Path(root) / raw
+            real = os.path.realpath(path)
+            if real != real_root and not real.startswith(real_root + os.sep):
+                continue
+            if Path(real) not in seen:
+                seen.append(Path(real))
+            if len(seen) >= limit:
+                return seen
+    return seen
+
+
+def _looks_binary(head: bytes) -> bool:
+    if not head:
+        return False
+    printable = sum(1 for b in head if 0x20 <= b <= 0x7E or b in (9, 10, 13) or b >= 0x80)
+    return (len(head) - printable) / len(head) > 0.3
+
+
+def read_adaptive(path: Path, max_tokens: int = MAX_TOKENS_PER_FILE) -> tuple[str, str]:
+    """(``embed`` | ``reference`` | ``missing`` | ``binary``, content)."""
+    max_chars = 4 * max_tokens
+    try:
+        if path.stat().st_size > max_chars * 4:
+            return "reference", ""
+        data = path.read_bytes()
+    except OSError:
+        return "missing", ""
+    if _looks_binary(data[:512]):
+        return "binary", ""
+    text = data.decode("utf-8", errors="replace")
+    if len(text) > max_chars:
+        return "reference", ""
+    return "embed", text
+
+
+def _fence(content: str) -> str:
+    longest = max((len(run) for run in _BACKTICKS.findall(content)), default=0)
+    return "`" * max(3, longest + 1)
+
+
+@dataclass
+class Attachments:
+    embeds: list[str] = field(default_factory=list)
+    references: list[str] = field(default_factory=list)
+    skills: list[str] = field(default_factory=list)
+
+    @property
+    def empty(self) -> bool:
+        return not (self.embeds or self.references or self.skills)
+
+    def text(self) -> str:
+        blocks: list[str] = []
+        if self.references:
+            blocks.append(REFERENCE_INTRO + "\n" + "\n".join(f"- {_CONTROL.sub('', r)}" for r in self.references))
+        blocks.extend(self.embeds)
+        if self.skills:
+            blocks.append(SKILLS_INTRO + "\n\n" + "\n\n".join(self.skills))
+        return "\n\n".join(blocks)
+
+
+def collect_attachments(history: list[Message], root: Path, *, skill_bodies: list[str] | None = None) -> Attachments:
+    attachments = Attachments(skills=list(skill_bodies or []))
+    budget = TOKEN_BUDGET * 4
+    for path in recent_file_paths(history, root):
+        shown = os.path.relpath(path, root)
+        kind, content = read_adaptive(path)
+        if kind == "embed" and len(content) <= budget:
+            fence = _fence(content)
+            attachments.embeds.append(f"{EMBED_INTRO}\n\n## {shown}\n\n{fence}\n{content}\n{fence}")
+            budget -= len(content)
+        elif kind in ("embed", "reference"):
+            attachments.references.append(shown)
+    return attachments

@@ -1,0 +1,203 @@
+"""The compactor: when to compact, and doing it (summary, micro-compaction), with a circuit breaker.
+
+It never touches the session record or the agent's history itself: it returns a
+new history and the facts of what happened, and the agent commits both.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from string import Template
+
+from app.config import CompactionSettings
+from app.context.compaction.attachments import collect_attachments
+from app.context.compaction.compose import compose_history, live_tail_start, shrink_tail
+from app.context.compaction.micro import MicroResult, MicroSettings, micro_compact
+from app.context.compaction.pairing import repair_tool_pairs
+from app.context.compaction.quality import missing_identifiers, missing_sections, recent_identifiers
+from app.context.compaction.summary import (
+    CompressionStatus,
+    SummaryOutcome,
+    compression_system_prompt,
+    request_summary,
+    template,
+)
+from app.context.compaction.thresholds import Thresholds, compute_thresholds
+from app.context.request import message_text
+from app.core.history import Message
+from app.core.llm.provider import Provider
+from app.core.tokens import Calibration, TokenCounter
+
+MAX_CONSECUTIVE_FAILURES = 3
+MEMORY_FLUSH_SOFT_TOKENS = 4_000
+# A kept tail larger than this share of the window is cut down to the live request and the last tool round.
+MAX_TAIL_SHARE = 0.5
+
+STATUS_TEXT = {
+    CompressionStatus.COMPRESSED: "compressed",
+    CompressionStatus.NOOP: "nothing to compress",
+    CompressionStatus.COMPRESSION_FAILED_EMPTY_SUMMARY: "the summary came back empty",
+    CompressionStatus.COMPRESSION_FAILED_OUTPUT_TRUNCATED: "the summary was cut off at the output limit",
+    CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT: "the summary would not have made the context smaller",
+    CompressionStatus.COMPRESSION_FAILED_TOKEN_COUNT_ERROR: "the new size could not be counted",
+    CompressionStatus.COMPRESSION_FAILED_TIMEOUT: "the summarizer did not finish in time",
+    CompressionStatus.COMPRESSION_FAILED_MODEL_ERROR: "the summarizer request failed",
+    CompressionStatus.COMPRESSION_FAILED_QUALITY: "the summary lost details of the latest requests",
+}
+
+
+@dataclass
+class CompactionResult:
+    trigger: str  # manual | auto | hard | overflow
+    status: CompressionStatus
+    tokens_before: int
+    tokens_after: int
+    messages: list[Message] | None = None  # the new history when compressed
+    summary: str = ""
+    first_kept_index: int | None = None
+    detail: str = ""
+
+    @property
+    def ok(self) -> bool:
+        return self.status is CompressionStatus.COMPRESSED
+
+    @property
+    def message(self) -> str:
+        """One sentence for the person."""
+        if self.ok:
+            return f"Context compressed ({self.tokens_before:,} -> {self.tokens_after:,} tokens, {self.trigger})."
+        if self.status is CompressionStatus.NOOP:
+            return f"No compression needed: {self.detail or STATUS_TEXT[self.status]}."
+        reason = STATUS_TEXT.get(self.status, self.status.name)
+        extra = f" ({self.detail})" if self.detail else ""
+        return f"Failed to compress chat history: {reason}{extra}. The conversation is unchanged."
+
+    def record_payload(self) -> dict:
+        return {
+            "info": {
+                "originalTokenCount": self.tokens_before,
+                "newTokenCount": self.tokens_after,
+                "newTokenCountIsEstimated": True,
+                "compressionStatus": int(self.status),
+                "triggerReason": self.trigger,
+            },
+            "compressedHistory": [m.to_dict() for m in self.messages or []],
+            "firstKeptIndex": self.first_kept_index,
+            "summary": self.summary,
+        }
+
+
+@dataclass
+class Compactor:
+    provider: Provider
+    settings: CompactionSettings
+    counter: TokenCounter
+    root: Path
+    context_window: int
+    calibration: Calibration = field(default_factory=Calibration)
+    skill_bodies: Callable[[], list[str]] = lambda: []
+    failures: int = 0
+    warned: bool = False
+    flushed: bool = False
+    # The server's prompt tokens for the last request and our count of that same request.
+    reported_prompt: int | None = None
+    tracked_at_report: int = 0
+
+    @property
+    def thresholds(self) -> Thresholds:
+        return compute_thresholds(self.context_window, self.settings.pct)
+
+    @property
+    def paused(self) -> bool:
+        """The breaker: after repeated failures only a forced compaction is tried."""
+        return self.failures >= MAX_CONSECUTIVE_FAILURES
+
+    # -- the gate ---------------------------------------------------------------------------------
+
+    def observe(self, tracked: int, reported: int | None) -> None:
+        if reported:
+            self.reported_prompt, self.tracked_at_report = reported, tracked
+
+    def gate_tokens(self, tracked: int) -> int:
+        """The server's last prompt tokens plus our count of what was added since (first turn: all of it)."""
+        if self.reported_prompt:
+            return max(0, self.reported_prompt + tracked - self.tracked_at_report)
+        return self.calibration.apply(tracked)
+
+    def band(self, tokens: int) -> str:
+        return self.thresholds.band(tokens)
+
+    def wants_memory_flush(self, tokens: int) -> bool:
+        return self.settings.memory_flush and not self.flushed and tokens >= self.thresholds.auto - MEMORY_FLUSH_SOFT_TOKENS
+
+    # -- micro-compaction ---------------------------------------------------------------------------
+
+    def micro(self, history: list[Message], *, force: bool = False, last_response_at: float | None = None) -> MicroResult:
+        settings = MicroSettings(
+            keep_recent=self.settings.keep_recent_tool_results,
+            idle_minutes=self.settings.idle_minutes,
+            size_chars=self.settings.size_chars,
+        )
+        return micro_compact(history, settings, force=force, now=time.time(), last_response_at=last_response_at)
+
+    # -- summary compaction ---------------------------------------------------------------------
+
+    def count(self, messages: list[Message]) -> int:
+        return sum(self.counter.count(message_text(m)) for m in messages)
+
+    async def compact(self, history: list[Message], *, trigger: str, focus: str = "", forced: bool = False) -> CompactionResult:
+        before = self.count(history)
+        if self.paused and not forced:
+            return CompactionResult(trigger, CompressionStatus.NOOP, before, before, detail=f"paused after {MAX_CONSECUTIVE_FAILURES} failures in a row; /compress forces it")
+        start = live_tail_start(history)
+        limit = self.context_window * MAX_TAIL_SHARE
+        second = shrink_tail(history, start, lambda tail: self.count(tail) <= limit) if start < len(history) else start
+        summarized = history[:second] if second > start else history[:start]
+        tail = ([history[start]] + history[second:]) if second > start else history[start:]
+        if len(summarized) < 2:
+            return CompactionResult(trigger, CompressionStatus.NOOP, before, before, detail="the conversation is too short")
+        outcome = await self._summarize(summarized, focus, history, forced=forced or trigger != "auto")
+        if outcome.status.failed:
+            return self._failed(trigger, outcome.status, before, outcome.error)
+        attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies())
+        messages = repair_tool_pairs(compose_history(outcome.summary, tail, "" if attachments.empty else attachments.text())).messages
+        after = self.count(messages)
+        if after <= 0:
+            return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_TOKEN_COUNT_ERROR, before, "")
+        if after >= before:
+            return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT, before, f"{before:,} -> {after:,}")
+        self.failures = 0
+        self.warned = self.flushed = False
+        self.reported_prompt = None  # the next request's usage sets a new baseline
+        return CompactionResult(trigger, CompressionStatus.COMPRESSED, before, after, messages=messages, summary=outcome.summary, first_kept_index=start if tail else None)
+
+    async def _summarize(self, summarized: list[Message], focus: str, history: list[Message], *, forced: bool) -> SummaryOutcome:
+        system = compression_system_prompt(focus)
+        view = repair_tool_pairs(summarized).messages
+        kwargs = {"system": system, "max_output_tokens": self.settings.max_output_tokens, "timeout": self.settings.timeout_seconds}
+        outcome = await request_summary(self.provider, view, **kwargs)
+        if outcome.status.failed or not self.settings.quality_check:
+            return outcome
+        lost = self._lost(outcome.summary, history)
+        if not lost:
+            return outcome
+        correction = Template(template("correction")).substitute(missing="\n".join(f"- {item}" for item in lost))
+        retry = await request_summary(self.provider, view, extra_user=correction, **kwargs)
+        if retry.status.failed:
+            return retry
+        still = self._lost(retry.summary, history)
+        if still and not forced:
+            retry.status = CompressionStatus.COMPRESSION_FAILED_QUALITY
+            retry.error = "missing: " + ", ".join(still[:5])
+        # Forced (hard limit, overflow, /compress): a summary missing a detail beats a request that cannot be sent.
+        return retry
+
+    def _lost(self, summary: str, history: list[Message]) -> list[str]:
+        return missing_sections(summary) + missing_identifiers(summary, recent_identifiers(history))
+
+    def _failed(self, trigger: str, status: CompressionStatus, before: int, detail: str) -> CompactionResult:
+        self.failures += 1
+        return CompactionResult(trigger, status, before, before, detail=detail)

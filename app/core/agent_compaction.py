@@ -1,0 +1,163 @@
+"""The agent's side of compaction: when, in the turn, the compactor runs and how its result is committed.
+
+A mixin of Agent. The compactor decides and summarizes; this part replaces the
+history, appends the record (the session keeps every original message) and emits
+the events the UI shows.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections.abc import AsyncIterator, Callable
+from typing import TYPE_CHECKING
+
+from app.core.events import (
+    CompactionFinished,
+    CompactionPending,
+    CompactionStarted,
+    ContextWarning,
+    Event,
+    MicroCompacted,
+    Notice,
+)
+
+if TYPE_CHECKING:
+    from app.context.compaction.compactor import CompactionResult, Compactor
+    from app.context.compaction.micro import MicroResult
+    from app.context.request import AssembledRequest
+
+Emit = Callable[[object], None]
+MAX_OVERFLOW_COMPACTIONS = 3
+OVERFLOW_ADVICE = (
+    "The conversation does not fit the model's context window even after compacting it {n} times. "
+    "Start a new session (/new), or /compress with a focus on what matters now."
+)
+
+
+class CompactionSteps:
+    compactor: Compactor | None
+    last_response_at: float | None
+    on_memory_flush: Callable[[], None] | None
+    _skip_auto: bool
+    _pause_noticed: bool
+
+    # -- before every request -------------------------------------------------------------------
+
+    async def _prepare_request(self, emit: Emit) -> AssembledRequest:
+        """Micro-compaction, the thresholds, and auto/hard compaction; returns the request to send."""
+        tools = self.tools.schemas()  # type: ignore[attr-defined]
+        compactor = self.compactor
+        if compactor is None:
+            return self.assembler.assemble(self.history, tools)  # type: ignore[attr-defined]
+        self._micro(emit, force=False)
+        assembled = self.assembler.assemble(self.history, tools)  # type: ignore[attr-defined]
+        tokens = compactor.gate_tokens(assembled.total_tokens)
+        band = compactor.band(tokens)
+        if band != "ok" and not compactor.warned:
+            compactor.warned = True
+            t = compactor.thresholds
+            emit(ContextWarning(tokens=tokens, warn=t.warn, auto=t.auto, hard=t.hard, window=compactor.context_window))
+        if compactor.wants_memory_flush(tokens):
+            compactor.flushed = True
+            if self.on_memory_flush is not None:
+                self.on_memory_flush()
+        if not await self._should_compact(band, tokens, emit):
+            return assembled
+        result = await self._compact(emit, trigger=band, forced=band == "hard")
+        return self.assembler.assemble(self.history, tools) if result.ok else assembled  # type: ignore[attr-defined]
+
+    async def _should_compact(self, band: str, tokens: int, emit: Emit) -> bool:
+        compactor = self.compactor
+        assert compactor is not None
+        if band == "hard":
+            return True
+        if band != "auto" or not compactor.settings.auto or self._skip_auto:
+            return False
+        if compactor.paused:
+            if not self._pause_noticed:
+                self._pause_noticed = True
+                emit(Notice(level="warning", text="Auto-compaction is paused after 3 failures in a row; /compress forces it."))
+            return False
+        delay = compactor.settings.auto_delay_seconds
+        if not self.interactive or delay <= 0:  # type: ignore[attr-defined]
+            return True
+        return await self._countdown(tokens, compactor.thresholds.auto, delay, emit)
+
+    async def _countdown(self, tokens: int, threshold: float, delay: float, emit: Emit) -> bool:
+        """Say auto-compaction is coming; the person may skip it (for this turn) before it starts."""
+        future: asyncio.Future[bool] = asyncio.get_running_loop().create_future()
+        emit(CompactionPending(tokens=tokens, threshold=threshold, delay=delay, future=future))
+        try:
+            go = await asyncio.wait_for(asyncio.shield(future), delay)
+        except asyncio.TimeoutError:
+            go = True
+        finally:
+            if not future.done():
+                future.cancel()
+        if not go:
+            self._skip_auto = True
+            emit(Notice(level="info", text="Auto-compaction skipped for this turn; the hard limit still forces it."))
+        return go
+
+    # -- doing it ---------------------------------------------------------------------------------
+
+    async def _compact(self, emit: Emit, *, trigger: str, focus: str = "", forced: bool = False) -> CompactionResult:
+        compactor = self.compactor
+        assert compactor is not None
+        emit(CompactionStarted(trigger=trigger, tokens=compactor.count(self.history)))  # type: ignore[attr-defined]
+        result = await compactor.compact(self.history, trigger=trigger, focus=focus, forced=forced)  # type: ignore[attr-defined]
+        if result.ok and result.messages is not None:
+            self.history = list(result.messages)  # type: ignore[attr-defined]
+            self._record_system("chat_compression", result.record_payload())  # type: ignore[attr-defined]
+            self._pause_noticed = False
+        elif result.status.failed:
+            self._record_system("compaction_failed", {"trigger": trigger, "status": int(result.status), "message": result.message})  # type: ignore[attr-defined]
+        emit(
+            CompactionFinished(
+                trigger=trigger,
+                ok=result.ok,
+                status=result.status.name,
+                tokens_before=result.tokens_before,
+                tokens_after=result.tokens_after,
+                message=result.message,
+            )
+        )
+        return result
+
+    def _micro(self, emit: Emit | None, *, force: bool) -> MicroResult | None:
+        compactor = self.compactor
+        if compactor is None:
+            return None
+        from app.context.compaction.micro import CLEARED
+
+        result = compactor.micro(self.history, force=force, last_response_at=self.last_response_at)  # type: ignore[attr-defined]
+        if result.changed:
+            self.history = result.messages  # type: ignore[attr-defined]
+            self._record_system(  # type: ignore[attr-defined]
+                "micro_compaction",
+                {"clearedToolCallIds": result.cleared_ids, "placeholder": CLEARED, "trigger": result.trigger, "tokensSaved": result.tokens_saved},
+            )
+            if emit is not None:
+                emit(MicroCompacted(trigger=result.trigger or "", cleared=len(result.cleared_ids), tokens_saved=result.tokens_saved))
+        return result
+
+    # -- on request of the person -------------------------------------------------------------------
+
+    async def compact(self, focus: str = "") -> AsyncIterator[Event]:
+        """/compress [focus]: a forced summary compaction, run like a turn (cancellable)."""
+
+        async def work(emit: Emit) -> None:
+            if self.compactor is None:
+                emit(Notice(level="error", text="Compaction needs a model endpoint."))
+                return
+            try:
+                await self._compact(emit, trigger="manual", focus=focus, forced=True)
+            except asyncio.CancelledError:
+                emit(Notice(level="warning", text="Compaction cancelled; the conversation is unchanged."))
+
+        async for event in self._drive(work):  # type: ignore[attr-defined]
+            yield event
+
+    def compact_fast(self) -> MicroResult | None:
+        """/compress-fast: clear old tool results now, no model call."""
+        return self._micro(None, force=True)
