@@ -82,6 +82,11 @@ class CompactionSettings:
 
 
 @dataclass
+class SkillsSettings:
+    disabled: list[str] = field(default_factory=list)
+
+
+@dataclass
 class UISettings:
     theme: str = "textual-dark"
     # Finished messages beyond this many are unmounted; the transcript stays in memory.
@@ -97,6 +102,7 @@ class Settings:
     ui: UISettings = field(default_factory=UISettings)
     context: ContextSettings = field(default_factory=ContextSettings)
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
+    skills: SkillsSettings = field(default_factory=SkillsSettings)
     append_system_prompt: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
     max_turns: int = 50

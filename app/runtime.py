@@ -14,7 +14,17 @@ from app.config import Settings
 from app.context.assembler import ContextAssembler
 from app.context.compaction.compactor import Compactor
 from app.core.agent import Agent, AgentLimits
-from app.core.history import Message, Usage
+from app.context.skills import (
+    SKILL_TOOL_NAME,
+    SkillGrant,
+    SkillInvocation,
+    SkillManager,
+    SkillTool,
+    grant_allowed_tools,
+    revoke_grant,
+    touched_paths,
+)
+from app.core.history import Message, ToolCall, Usage
 from app.core.llm.models import context_window_for
 from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
@@ -42,6 +52,7 @@ class Runtime:
     registry: ToolRegistry
     policy: PermissionPolicy
     assembler: ContextAssembler
+    skills: SkillManager
     resumed_messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -119,7 +130,9 @@ def build_runtime(
         root=paths.project_root,
     )
     warnings.extend(policy.warnings)
+    skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
     registry = builtin_registry()
+    registry.register(SkillTool(skills))
     if mode is ApprovalMode.PLAN:
         registry = registry.read_only()
     window = context_window_for(settings.model.name, settings.model.context_window)
@@ -129,6 +142,7 @@ def build_runtime(
         model=settings.model.name,
         context_window=window,
         counter=TokenCounter(settings.model.name),
+        skills=skills,
         session_id=opened.recorder.session_id,
     )
     runtime = Runtime(
@@ -139,6 +153,7 @@ def build_runtime(
         registry=registry,
         policy=policy,
         assembler=assembler,
+        skills=skills,
         resumed_messages=list(opened.messages),
         warnings=[*settings.warnings, *warnings, *assembler.problems],
     )
@@ -168,6 +183,7 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         shell_timeout=runtime.settings.shell.timeout,
         output_limit=runtime.settings.shell.output_limit,
     )
+    skills = runtime.skills
     compactor = Compactor(
         provider=provider,
         settings=runtime.settings.compaction,
@@ -175,8 +191,9 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         root=paths.project_root,
         context_window=runtime.context_window,
         calibration=runtime.assembler.calibration,
+        skill_bodies=lambda: [invocation.content for invocation in skills.invoked.values()],
     )
-    return Agent(
+    agent = Agent(
         provider=provider,
         tools=runtime.registry,
         policy=runtime.policy,
@@ -190,3 +207,33 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         interactive=interactive,
         compactor=compactor,
     )
+    wire_skills(agent, skills, runtime.policy)
+    return agent
+
+
+def wire_skills(agent: Agent, skills: SkillManager, policy: PermissionPolicy) -> None:
+    """Skills activate on the files tools touch; a loaded skill's allowedTools hold until the turn ends."""
+    grants: list[SkillGrant] = []
+
+    def observe(call: ToolCall, args: dict) -> None:
+        skills.observe_paths(touched_paths(call.name, args))
+
+    def on_invoke(invocation: SkillInvocation) -> None:
+        grants.append(grant_allowed_tools(policy, invocation))
+
+    def end_of_turn() -> None:
+        while grants:
+            revoke_grant(policy, grants.pop())
+
+    tool = agent.tools.get(SKILL_TOOL_NAME)
+    if isinstance(tool, SkillTool):
+        tool.on_invoke = on_invoke
+    agent.tool_observers.append(observe)
+    agent.after_turn.append(end_of_turn)
+
+
+def _home() -> Path:
+    try:
+        return Path.home()
+    except (RuntimeError, KeyError):
+        return Path("/")

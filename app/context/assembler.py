@@ -20,10 +20,11 @@ from app.context.compaction.pruning import prune_view
 from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
-from app.context.prompt.prelude import prelude_messages
+from app.context.prompt.prelude import prelude_messages, prelude_text
 from app.context.prompt.suffix import SEPARATOR
+from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
-from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
+from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.agent import ContextError
 from app.core.history import Message, Usage
 from app.core.tokens import Calibration, TokenCounter
@@ -49,6 +50,7 @@ class ContextAssembler:
     instructions: InstructionSet | None = None
     prompt: SystemPrompt | None = None
     problems: list[str] = field(default_factory=list)
+    skills: SkillManager | None = None
     session_id: str = ""
     last_request: AssembledRequest | None = None
     last_usage: Usage | None = None
@@ -66,11 +68,24 @@ class ContextAssembler:
             except (RuntimeError, KeyError):
                 self.home = None
         self._git = read_git_info(self.paths.project_root) if (self.paths.project_root / ".git").exists() else None
-        self._prelude = prelude_messages(self.paths.cwd, self.paths.project_root)
-        self._prelude_parts = message_parts(self._prelude)
-        for part in self._prelude_parts:
-            part.kind, part.name = "prelude", "session prelude"
+        self._build_prelude()
         self.refresh()
+
+    def _build_prelude(self) -> None:
+        """Environment facts and the skills snapshot open the messages; built once per session (a stable prefix)."""
+        environment = prelude_text(self.paths.cwd, self.paths.project_root)
+        listing = self.skills.snapshot_reminder() if self.skills is not None else ""
+        self._prelude = prelude_messages(environment, listing)
+        user, ack = message_parts(self._prelude)
+        parts = [RequestPart(block=MESSAGES, kind="prelude", name="session prelude", source="environment", text=environment, message_index=0)]
+        if listing:
+            parts.append(RequestPart(block=MESSAGES, kind="skills_listing", name="skills snapshot", source="available skills", text=f"\n\n{listing}", message_index=0))
+        ack.kind, ack.name = "prelude", "session prelude"
+        self._prelude_parts = [*parts, ack]
+
+    def reminders(self) -> list[str]:
+        delta = self.skills.delta_reminder() if self.skills is not None else ""
+        return [delta] if delta else []
 
     # -- the fixed part ----------------------------------------------------------------------
 

@@ -126,7 +126,7 @@ def build_report(
         tools.append(_row(part, detail=f"{len(params)} params"))
     by_kind: dict[str, list[RequestPart]] = {}
     for part in request.parts:
-        if part.block == "messages":
+        if part.block == "messages" and part.kind != "skills_listing":  # the skills listing has its own line
             by_kind.setdefault(part.kind, []).append(part)
     labels = {"user": "user", "assistant": "assistant", "tool_result": "tool results", "summary": "summaries", "reminder": "reminders", "prelude": "session prelude"}
     messages = [_sum_rows(labels.get(kind, kind), parts) for kind, parts in by_kind.items()]
@@ -146,7 +146,7 @@ def build_report(
         system_sections=system,
         instruction_files=files,
         tools=tools,
-        skills=[_row(p) for p in request.parts_of("skills_listing")],
+        skills=[_row(p) for p in request.parts_of("skills_listing")],  # the snapshot and each delta
         memories=[_row(p) for p in request.parts_of("memory_index", "recalled_memory")],
         messages=messages,
         per_file_cap=per_file_cap,

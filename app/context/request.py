@@ -111,9 +111,14 @@ def message_text(message: Message) -> str:
     return "\n".join(p for p in pieces if p)
 
 
+SKILLS_MARKERS = ("<available_skills>", "The skills available to the skill tool have changed.")
+
+
 def message_kind(message: Message) -> str:
     if message.role == "tool":
         return "tool_result"
+    if message.role == "user" and message.content.startswith("<system-reminder>") and any(m in message.content for m in SKILLS_MARKERS):
+        return "skills_listing"
     if message.role == "user" and message.content.lstrip().startswith("<state_snapshot>"):
         return "summary"
     if message.role == "user" and message.content.lstrip().startswith("<system-reminder>"):

@@ -79,6 +79,9 @@ class Assembler(Protocol):
     def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
         """The request was sent and answered; ``usage`` is what the server reported for it."""
 
+    def reminders(self) -> list[str]:
+        """``<system-reminder>`` texts to add to the conversation before the next request (skill deltas, recall)."""
+
 
 @dataclass
 class StaticAssembler:
@@ -97,6 +100,9 @@ class StaticAssembler:
 
     def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
         return None
+
+    def reminders(self) -> list[str]:
+        return []
 
 
 @dataclass
@@ -144,6 +150,10 @@ class Agent(CompactionSteps):
         self.compactor = compactor
         self.last_response_at: float | None = None  # wall clock of the last answer (micro-compaction's idle trigger)
         self.on_memory_flush: Callable[[], None] | None = None
+        # Told about every tool call that ran (skills activate on the paths it touched).
+        self.tool_observers: list[Callable[[ToolCall, dict], None]] = []
+        # Run when a turn ends, however it ends (skill grants are revoked there).
+        self.after_turn: list[Callable[[], None]] = []
         self._skip_auto = False
         self._pause_noticed = False
         self._task: asyncio.Task[None] | None = None
@@ -254,6 +264,9 @@ class Agent(CompactionSteps):
             text = f"Internal error: {type(error).__name__}: {error}"
             self._record_system("error", {"message": text, "kind": "internal"})
             emit(TurnFailed(turn_id=turn_id, message=text, error_kind="internal"))
+        finally:
+            for hook in self.after_turn:
+                hook()
 
     def _over_budget(self, requests: int, started: float) -> str | None:
         limits = self.limits
@@ -326,6 +339,8 @@ class Agent(CompactionSteps):
                 self.policy.allow_for_session(tool, args)
         emit(ToolCallStarted(call=call, summary=summary))
         result = await self._execute(tool, args)
+        for observe in self.tool_observers:
+            observe(call, args)
         status = "error" if result.is_error else "ok"
         line = f"{summary} · {result.summary}" if result.summary else summary
         self._finish_tool(call, result.output, status, line, emit)

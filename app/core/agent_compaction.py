@@ -11,6 +11,7 @@ import asyncio
 from collections.abc import AsyncIterator, Callable
 from typing import TYPE_CHECKING
 
+from app.core.history import Message
 from app.core.events import (
     CompactionFinished,
     CompactionPending,
@@ -46,6 +47,7 @@ class CompactionSteps:
     async def _prepare_request(self, emit: Emit) -> AssembledRequest:
         """Micro-compaction, the thresholds, and auto/hard compaction; returns the request to send."""
         tools = self.tools.schemas()  # type: ignore[attr-defined]
+        self._add_reminders()
         compactor = self.compactor
         if compactor is None:
             return self.assembler.assemble(self.history, tools)  # type: ignore[attr-defined]
@@ -65,6 +67,13 @@ class CompactionSteps:
             return assembled
         result = await self._compact(emit, trigger=band, forced=band == "hard")
         return self.assembler.assemble(self.history, tools) if result.ok else assembled  # type: ignore[attr-defined]
+
+    def _add_reminders(self) -> None:
+        """Reminders join the conversation (and the record) so later requests keep a stable prefix."""
+        for text in self.assembler.reminders():  # type: ignore[attr-defined]
+            message = Message.user(text)
+            self.history.append(message)  # type: ignore[attr-defined]
+            self._record(message)  # type: ignore[attr-defined]
 
     async def _should_compact(self, band: str, tokens: int, emit: Emit) -> bool:
         compactor = self.compactor

@@ -26,6 +26,7 @@ from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
 from app.runtime import NO_ENDPOINT_MESSAGE, Runtime, build_runtime
 from app.tui.commands import parse_command
+from app.tui.compaction_actions import CompactionActions
 from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
 from app.tui.keys import GLOBAL_KEYS, bindings
 from app.tui.screens.approval import ApprovalScreen
@@ -35,6 +36,7 @@ from app.tui.screens.sessions import SessionPickerScreen
 from app.tui.turn_view import TurnView, tool_title
 from app.tui.widgets.context_map import ContextMap
 from app.tui.widgets.conversation import Conversation
+from app.tui.widgets.gauge import BudgetGauge
 from app.tui.widgets.prompt import PromptInput
 from app.tui.widgets.status import StatusLine
 from app.tui.widgets.transcript import Entry, entries_from_history
@@ -50,7 +52,7 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(ContextActions, App[int]):
+class AgentctxApp(ContextActions, CompactionActions, App[int]):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -86,6 +88,7 @@ class AgentctxApp(ContextActions, App[int]):
                 yield ContextMap(id="context-map")
         yield Static("", id="command-hint")
         yield PromptInput(history=self._load_input_history(), id="prompt")
+        yield BudgetGauge(id="gauge")
         yield StatusLine(id="status")
         yield Footer()
 
@@ -165,6 +168,8 @@ class AgentctxApp(ContextActions, App[int]):
         status.context_window = runtime.context_window if self.settings.has_endpoint else 0
         last = runtime.agent.last_usage if runtime.agent else None
         status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else 0
+        self.gauge.pct = self.settings.compaction.pct
+        self.gauge.set_usage(status.used_tokens, status.context_window, source="reported" if last else "")
         status.state = "idle"
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)
@@ -279,6 +284,8 @@ class AgentctxApp(ContextActions, App[int]):
         return True
 
     def action_cancel_turn(self) -> None:
+        if self.skip_pending_compaction():
+            return
         if self.runtime and self.runtime.agent and self.runtime.agent.cancel():
             self.status.state = "cancelling…"
 

@@ -33,6 +33,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("memory", "Instruction files: show the injected text, or refresh them now", "memory_command", argument_hint="show|refresh"),
     SlashCommand("init", "Write a QWEN.md for this repository (asks before overwriting)", "init_context_file"),
     SlashCommand("map", "Show or hide the live context map", "toggle_context_map"),
+    SlashCommand("compress", "Summarize the conversation now (optional focus text)", "compact_now", aliases=("summarize", "compact"), argument_hint="[focus]"),
+    SlashCommand("compress-fast", "Clear old tool results now, no model call", "compress_fast"),
     SlashCommand("quit", "Quit", "quit", aliases=("exit",)),
 )
 

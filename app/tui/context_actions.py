@@ -25,6 +25,7 @@ if TYPE_CHECKING:
 AUTO_SHOW_MAP_WIDTH = 150
 CONTEXT_MODES = ("list", "detail", "map", "json")
 UNKNOWN_MODE = "Unknown /context mode. Use: /context, /context list, /context detail, /context map, or /context json"
+STARTING_UP = "Still starting up; try again in a moment."
 
 
 class ContextActions:
@@ -97,7 +98,7 @@ class ContextActions:
             return
         report = self.current_report()
         if report is None:
-            self.notify("Still starting up; try again in a moment.", severity="warning")  # type: ignore[attr-defined]
+            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
             return
         title = {"list": "Context", "detail": "Context (detail)", "map": "Context map", "json": "Context (json)"}[mode]
         self.push_screen(TextScreen(title, RENDERERS[mode](report)))  # type: ignore[attr-defined]
@@ -115,6 +116,7 @@ class ContextActions:
 
     def _show_instructions(self) -> None:
         if self.runtime is None:
+            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
             return
         assembler = self.runtime.assembler
         text = assembler.instructions_text()
@@ -126,6 +128,7 @@ class ContextActions:
 
     async def _refresh_instructions(self) -> None:
         if self.runtime is None:
+            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
             return
         assembler = self.runtime.assembler
         await asyncio.to_thread(assembler.refresh)
@@ -140,7 +143,10 @@ class ContextActions:
 
     def action_init_context_file(self) -> None:
         runtime = self.runtime
-        if runtime is None or runtime.agent is None:
+        if runtime is None:
+            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
+            return
+        if runtime.agent is None:
             self.notify("/init needs a model: configure an endpoint first (F1 for help).", severity="error")  # type: ignore[attr-defined]
             return
         if runtime.agent.busy:

@@ -8,6 +8,11 @@ from typing import TYPE_CHECKING
 from app.core.events import (
     ApprovalNeeded,
     AssistantMessage,
+    CompactionFinished,
+    CompactionPending,
+    CompactionStarted,
+    ContextWarning,
+    MicroCompacted,
     ContextAssembled,
     Event,
     Notice,
@@ -87,6 +92,9 @@ class TurnView:
         if isinstance(event, ContextAssembled) and event.request is not None:
             self.streamed = ""
             app.context_map.show_request(event.request)
+            app.show_gate_tokens(event.request.total_tokens)
+        elif isinstance(event, (ContextWarning, CompactionPending, CompactionStarted, CompactionFinished, MicroCompacted)):
+            await app.on_compaction_event(event, self.conversation)
         elif isinstance(event, RequestStarted):
             status.state = "waiting for the model…"
         elif isinstance(event, TextDelta):
@@ -128,6 +136,8 @@ class TurnView:
             status.state = "waiting for the model…"
         elif isinstance(event, UsageUpdated):
             app.context_map.set_reported(event.last.prompt_tokens or None)
+            if event.last.prompt_tokens:
+                app.gauge.set_usage(event.last.prompt_tokens + event.last.completion_tokens, source="reported")
             used = event.last.prompt_tokens + event.last.completion_tokens
             if used:
                 status.used_tokens = used

@@ -40,7 +40,7 @@ def test_plan_mode_registry_is_read_only_and_no_endpoint_means_no_agent(tmp_path
     settings = _settings()
     settings.approval_mode = "plan"
     runtime = build_runtime(settings, Paths.for_cwd(tmp_path))
-    assert set(runtime.registry.names()) == {"read_file", "list_directory", "glob", "grep_search"}
+    assert set(runtime.registry.names()) == {"read_file", "list_directory", "glob", "grep_search", "skill"}
     assert build_runtime(Settings(), Paths.for_cwd(tmp_path)).agent is None
 
 

@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 from pathlib import Path
+
+import pytest
 
 from app.config import Settings
 from app.context.prompt.base import template
 from app.context.report import ContextReport, render_detail, render_list, render_map
 from app.context.request import AssembledRequest
 from app.core.tokens import estimate_tokens
-from app.tui.context_actions import UNKNOWN_MODE
+from app.tui.context_actions import STARTING_UP, UNKNOWN_MODE
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.text_view import TextScreen
@@ -327,3 +330,30 @@ async def test_init_without_an_endpoint_says_a_model_is_needed(workspace: Path) 
         assert not isinstance(app.screen, ConfirmScreen)
         assert not app.conversation.children or not views_of(app, UserView)
 
+
+
+async def test_commands_typed_before_the_session_opens_say_so(fake_llm: FakeOpenAIServer, workspace: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import app.tui.app as app_module
+
+    opened = threading.Event()
+    build_runtime = app_module.build_runtime
+
+    def slow_build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
+        opened.wait(10)
+        return build_runtime(*args, **kwargs)
+
+    monkeypatch.setattr(app_module, "build_runtime", slow_build_runtime)
+    app = make_app(fake_llm, workspace)
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            assert app.runtime is None
+            for command in ("/init", "/memory show", "/memory refresh", "/context"):
+                await run_command(pilot, command)
+            assert notifications(app) == [STARTING_UP] * 4, "an endpoint is configured: not '/init needs a model'"
+            assert not isinstance(app.screen, (TextScreen, ConfirmScreen))
+            opened.set()
+            await ready(pilot)
+            assert not fake_llm.requests
+    finally:
+        opened.set()

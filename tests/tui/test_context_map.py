@@ -125,10 +125,11 @@ async def test_the_map_draws_the_last_request_by_source_with_the_reported_usage(
         names = [block.name for block in context_map.blocks]
         tools = len(app.runtime.registry.schemas())
         assert names[0] == "base prompt"
-        assert names[-6:] == [
+        assert names[-7:] == [
             "QWEN.md",
             f"tool schemas ({tools})",
             "session prelude (2)",
+            "skills listing (1)",
             "user messages (1)",
             "assistant replies (1)",
             "tool results (1)",
@@ -245,9 +246,10 @@ async def test_enter_shows_the_exact_text_of_the_block(fake_llm: FakeOpenAIServe
         await pilot.press(*["down"] * (prelude - index), "enter")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="prelude text")
         body = text_screen(app).body
-        assert body.startswith("── session prelude · message 1 ──\n<system-reminder>\n")
+        assert body.startswith("── session prelude · environment ──\n<system-reminder>\n")
         assert "\n\n── session prelude · message 2 ──\n" in body
-        assert fake_llm.requests[-1].messages[1]["content"].strip() in body
+        environment = fake_llm.requests[-1].messages[1]["content"].split("\n\n<system-reminder>")[0]
+        assert environment.strip() in body, "the environment part; the skills snapshot is its own block"
 
 
 async def test_the_selection_stays_on_its_block_when_the_next_request_moves_it(fake_llm: FakeOpenAIServer, workspace: Path) -> None:

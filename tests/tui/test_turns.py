@@ -45,7 +45,8 @@ async def test_prompt_enter_streams_the_answer(fake_llm: FakeOpenAIServer, works
         assert app.prompt.text == ""
         status = rendered_text(app.status)
         assert "idle" in status and "fake-model" in status
-        assert "1.2k / 32k tokens (4%)" in status
+        assert "tokens" not in status, "the token count lives in the gauge, not twice"
+        assert "1.2k / 32k · Context left 96% (reported)" in rendered_text(app.gauge)
         assert fake_llm.requests[-1].messages[-1] == {"role": "user", "content": "say hi"}
         assert [r["type"] for r in record_lines(app)] == ["user", "assistant"]
 

@@ -47,3 +47,21 @@ def decode_utf8(data: bytes, *, truncated: bool) -> tuple[str, bool]:
                 pass
     return data.decode("utf-8", errors="replace"), False
 
+
+
+def read_text_no_follow(path: Path, limit: int = MAX_MEMORY_FILE_BYTES) -> str | None:
+    """The first ``limit`` bytes of ``path`` as text, or None when it is missing, unreadable
+    or a symlink. For files read into prompts or compared before a rewrite: a symlink
+    planted in their place must not pull some other file in."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError:
+            return None
+    truncated = len(data) > limit
+    text, _ = decode_utf8(data[:limit], truncated=truncated)
+    return text

@@ -31,12 +31,17 @@ def _listing(cwd: Path) -> str:
     return "\n".join(lines) or "(empty)"
 
 
-def prelude_messages(cwd: Path, root: Path, *, today: date | None = None) -> list[Message]:
-    text = Template(template("prelude")).substitute(
+def prelude_text(cwd: Path, root: Path, *, today: date | None = None) -> str:
+    return Template(template("prelude")).substitute(
         date=(today or date.today()).isoformat(),
         platform=f"{platform.system()} {platform.release()}",
         cwd=str(cwd),
         root=str(root),
         listing=_listing(cwd),
     )
+
+
+def prelude_messages(environment: str, skills_listing: str = "") -> list[Message]:
+    """The first exchange: environment facts (and the skills snapshot) and the model's acknowledgement."""
+    text = f"{environment}\n\n{skills_listing}" if skills_listing else environment
     return [Message.user(text), Message(role="assistant", content=template("prelude_reply"))]

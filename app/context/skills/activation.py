@@ -48,7 +48,9 @@ class SkillActivator:
         if previous is not None:
             self._carry_over(previous)
         self._waiting = {
-            name: gate.regex for name, gate in self._gates.items() if gate.regex is not None and name not in self.activated
+            name: gate.regex
+            for name, gate in self._gates.items()
+            if gate.regex is not None and name not in self.activated
         }
 
     def is_conditional(self, name: str) -> bool:
@@ -84,7 +86,9 @@ class SkillActivator:
                 parts.append(compile_pattern(pattern).pattern)
             except InvalidGlob as exc:
                 message = f'Invalid glob in "paths": {pattern} — {exc}'
-                self.problems.append(SkillProblem(skill.path, SkillErrorCode.INVALID_CONFIG, message, skill.level, pattern))
+                self.problems.append(
+                    SkillProblem(skill.path, SkillErrorCode.INVALID_CONFIG, message, skill.level, pattern)
+                )
         return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
 
     def _carry_over(self, previous: SkillActivator) -> None:

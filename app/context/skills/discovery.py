@@ -121,7 +121,9 @@ def scan_skills_dir(directory: SkillsDir) -> tuple[list[Skill], list[SkillProble
         try:
             loaded = _load_entry(entry, directory.level)
         except Exception as exc:  # noqa: BLE001 - one odd entry must not stop the rest of the level
-            loaded = SkillProblem(Path(entry.path), SkillErrorCode.FILE_ERROR, f"Cannot load skill: {exc}", directory.level)
+            loaded = SkillProblem(
+                Path(entry.path), SkillErrorCode.FILE_ERROR, f"Cannot load skill: {exc}", directory.level
+            )
         if isinstance(loaded, Skill):
             skills.append(loaded)
         elif loaded is not None:

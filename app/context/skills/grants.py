@@ -7,7 +7,9 @@ policy; keep the returned :class:`SkillGrant` and pass it to
 :func:`revoke_grant` when the skill should stop granting (e.g. when it is
 unloaded, or at the end of the turn if grants should not outlive it). The
 rules join ``session_rules``, so deny rules, ask rules and plan mode still win
-over them exactly as over an "always" answer.
+over them exactly as over an "always" answer. A rule that was already present
+(granted by the person or by an earlier skill) belongs to whoever added it
+first and is left in place when this grant is revoked.
 """
 
 from __future__ import annotations

@@ -184,11 +184,20 @@ class SkillManager:
         for problem in self._activator.problems:
             glob_problems.setdefault(problem.path, []).append(problem.message)
         entries = [
-            SkillEntry(skill.name, skill.level, skill.path, self.status(skill), skill, "; ".join(glob_problems.get(skill.path, [])))
+            SkillEntry(
+                skill.name,
+                skill.level,
+                skill.path,
+                self.status(skill),
+                skill,
+                "; ".join(glob_problems.get(skill.path, [])),
+            )
             for skill in self._discovery.skills
         ]
         entries += [
-            SkillEntry(hidden.name, hidden.level, hidden.path, SkillStatus.SHADOWED, hidden, f"shadowed by {winner.path}")
+            SkillEntry(
+                hidden.name, hidden.level, hidden.path, SkillStatus.SHADOWED, hidden, f"shadowed by {winner.path}"
+            )
             for hidden, winner in self._discovery.shadowed
         ]
         entries += [
@@ -204,7 +213,7 @@ class SkillManager:
         for listener in list(self._listeners):
             try:
                 listener()
-            except Exception:  # noqa: BLE001 - one broken viewer must not stop the others
+            except Exception:  # one broken viewer must not stop the others
                 log.exception("skills listener failed")
 
 

@@ -116,13 +116,15 @@ def _reason(exc: OSError) -> str:
 
 def _load_yaml(block: str) -> dict[str, Any]:
     try:
-        data = yaml.load(block, Loader=_LOADER)  # noqa: S506 - a safe loader
+        data = yaml.load(block, Loader=_LOADER)  # a safe loader, like yaml.safe_load
     except yaml.YAMLError as exc:
         raise SkillParseError(SkillErrorCode.PARSE_ERROR, _yaml_message(exc)) from exc
     if data is None:
         return {}
     if not isinstance(data, dict):
-        raise SkillParseError(SkillErrorCode.PARSE_ERROR, "Invalid format: the frontmatter must be a YAML mapping of keys to values")
+        raise SkillParseError(
+            SkillErrorCode.PARSE_ERROR, "Invalid format: the frontmatter must be a YAML mapping of keys to values"
+        )
     return data
 
 
@@ -139,7 +141,7 @@ def _scalar_text(value: Any) -> str | None:
     """A YAML scalar as text (``name: 2024`` is meant as a name, not a number); None for anything else."""
     if isinstance(value, str):
         return value
-    if isinstance(value, bool) or isinstance(value, (list, dict)) or value is None:
+    if value is None or isinstance(value, (bool, list, dict)):
         return None
     return str(value)
 

@@ -37,6 +37,7 @@ MESSAGE_LABELS = {
     "summary": "summaries",
     "reminder": "reminders",
     "prelude": "session prelude",
+    "skills_listing": "skills listing",
 }
 # Block names of system sections that are too small to stand alone are folded into the next block.
 _FOLD_KINDS = {"separator"}
@@ -68,7 +69,7 @@ def blocks_from_request(request: AssembledRequest) -> list[MapBlock]:
         if part.kind in _FOLD_KINDS:
             pending.append(part)
             continue
-        if part.kind == "tool_schema" or part.block == "messages":
+        if part.kind == "tool_schema" or part.block == "messages":  # many small parts: pooled by kind
             key = "tool_schema" if part.kind == "tool_schema" else part.kind
             pool = pools.get(key)
             if pool is None:

@@ -1,4 +1,4 @@
-"""The status line: model, what the agent is doing, tokens used of the window, session."""
+"""The status line: model, what the agent is doing, session. (Token use is the gauge's.)"""
 
 from __future__ import annotations
 
@@ -31,11 +31,6 @@ class StatusLine(Static):
         parts.append(f"[b]{escape(self.model or 'no model configured')}[/b]")
         state_colour = {"idle": "$text-muted", "error": "$error", "waiting for approval": "$warning"}.get(self.state, "$accent")
         parts.append(f"[{state_colour}]{escape(self.state)}[/]")
-        if self.context_window:
-            percent = 100 * self.used_tokens / self.context_window
-            parts.append(
-                f"{format_tokens(self.used_tokens)} / {format_tokens(self.context_window)} tokens ({percent:.0f}%)"
-            )
         if self.session_id:
             parts.append(f"[$text-muted]session {escape(self.session_id[:8])}[/]")
         return Content.from_markup("  ·  ".join(parts))

@@ -1,0 +1,188 @@
+"""One memory file: YAML frontmatter (name, description, type) and a Markdown body.
+
+Parsing never raises: whatever is wrong with a file becomes a ``problems``
+entry, and a file without one of the four types is kept out of use (``ignored``)
+rather than guessed at.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import yaml
+
+from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryType, memory_type
+
+FRONTMATTER_PATTERN = re.compile(r"^---\n([\s\S]*?)\n---\n?([\s\S]*)$")
+
+_KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
+# A value starting with one of these, or holding ": " or " #", means something
+# beyond a plain string to YAML (quoting, a list, an anchor, a comment...).
+_YAML_INDICATORS = frozenset("'\"[]{}|>&*!%@`#,?:-")
+_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@dataclass(frozen=True)
+class ParsedMemory:
+    """What a memory file says. ``type`` is None when the file cannot be used."""
+
+    type: MemoryType | None
+    name: str
+    title: str
+    description: str
+    body: str
+    fields: dict[str, Any] = field(default_factory=dict)
+    frontmatter_text: str | None = None  # the raw block between the fences; None without one
+    problems: tuple[str, ...] = ()
+
+    @property
+    def ignored(self) -> bool:
+        return self.type is None
+
+
+def parse_memory_text(text: str) -> ParsedMemory:
+    """Parse a memory file's text (CRLF line ends and a leading BOM are accepted)."""
+    text = text.replace("\r\n", "\n").removeprefix("\ufeff")
+    if not text.strip():
+        return _unusable("", "the file is empty")
+    match = FRONTMATTER_PATTERN.match(text)
+    if match is None:
+        return _unusable(text.strip(), "no frontmatter: the file must start with a '---' block holding name, description and type")
+    block, body = match.group(1), match.group(2).strip()
+    fields, problems = parse_frontmatter_block(block)
+    raw_type = fields.get("type")
+    kind = memory_type(raw_type)
+    if raw_type is None or (isinstance(raw_type, str) and not raw_type.strip()):
+        problems.append("the frontmatter has no type; the file is ignored")
+    elif kind is None:
+        problems.append(
+            f"unknown type {_shown(raw_type)} (expected one of {', '.join(AUTO_MEMORY_TYPES)}); the file is ignored"
+        )
+    name = _text_field(fields, "name", problems)
+    description = _text_field(fields, "description", problems)
+    title = name or _text_field(fields, "title", problems) or (kind.value if kind else "")
+    return ParsedMemory(
+        type=kind,
+        name=name,
+        title=title,
+        description=description,
+        body=body,
+        fields=fields,
+        frontmatter_text=block,
+        problems=tuple(problems),
+    )
+
+
+def parse_frontmatter_block(block: str) -> tuple[dict[str, Any], list[str]]:
+    """The fields of a frontmatter block and what was wrong with it.
+
+    Plain ``key: value`` lines (nearly every memory) are read directly; anything
+    else goes through YAML. Frontmatter YAML rejects, commonly a description
+    with a colon in it, is still read line by line, with a problem noted.
+    """
+    simple = _simple_fields(block)
+    if simple is not None:
+        return simple, []
+    try:
+        data = yaml.load(block, Loader=_Loader)  # noqa: S506 - a safe loader
+    except yaml.YAMLError:
+        return _lenient_fields(block), ["the frontmatter is not valid YAML; it was read line by line"]
+    if data is None:
+        return {}, []
+    if not isinstance(data, dict):
+        return _lenient_fields(block), ["the frontmatter is not a mapping of keys to values"]
+    return {str(k): v for k, v in data.items()}, []
+
+
+def render_memory(*, name: str, description: str, memory_type: MemoryType | str, body: str) -> str:
+    """A memory file's text: the frontmatter block, a blank line, the body."""
+    kind = MemoryType(memory_type)
+    lines = ["---", f"name: {_yaml_value(name)}", f"description: {_yaml_value(description)}", f"type: {kind.value}", "---"]
+    return well_formed("\n".join(lines) + "\n\n" + body.strip() + "\n")
+
+
+def well_formed(text: str) -> str:
+    """``text`` with any lone surrogate (which UTF-8 cannot encode) replaced by U+FFFD."""
+    try:
+        text.encode("utf-8")
+        return text
+    except UnicodeEncodeError:
+        return text.encode("utf-16-le", "surrogatepass").decode("utf-16-le", "replace")
+
+
+def render_with_frontmatter(frontmatter_text: str, body: str) -> str:
+    """A file rebuilt from its original frontmatter block and a new body."""
+    return well_formed(f"---\n{frontmatter_text}\n---\n\n{body.strip()}\n")
+
+
+def _unusable(body: str, problem: str) -> ParsedMemory:
+    return ParsedMemory(type=None, name="", title="", description="", body=body, problems=(problem,))
+
+
+def _simple_fields(block: str) -> dict[str, Any] | None:
+    fields: dict[str, Any] = {}
+    for line in block.split("\n"):
+        stripped = line.strip()
+        if not stripped or stripped.startswith("#"):
+            continue
+        match = _KEY_LINE.match(line)
+        if match is None:
+            return None
+        value = (match.group(2) or "").strip()
+        if value and not _is_plain(value):
+            return None
+        fields[match.group(1)] = value or None
+    return fields
+
+
+def _lenient_fields(block: str) -> dict[str, Any]:
+    fields: dict[str, Any] = {}
+    for line in block.split("\n"):
+        key, sep, value = line.partition(":")
+        key = key.strip()
+        if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
+            fields[key] = _unquote(value.strip()) or None
+    return fields
+
+
+def _unquote(value: str) -> str:
+    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
+        return value[1:-1]
+    return value
+
+
+def _is_plain(value: str) -> bool:
+    return value[0] not in _YAML_INDICATORS and ": " not in value and " #" not in value and not value.endswith(":")
+
+
+def _text_field(fields: dict[str, Any], key: str, problems: list[str]) -> str:
+    value = fields.get(key)
+    if value is None:
+        return ""
+    if isinstance(value, (dict, list)):
+        problems.append(f"`{key}` is not text; it was ignored")
+        return ""
+    return str(value).strip()
+
+
+def _shown(value: object) -> str:
+    text = str(value)
+    return repr(text[:40] + ("…" if len(text) > 40 else ""))
+
+
+def _yaml_value(value: str) -> str:
+    """A one-line value that reads back as the same string, quoted only when it must be."""
+    single = " ".join(value.split())
+    if single and _is_plain(single) and _reads_back(single):
+        return single
+    return json.dumps(single, ensure_ascii=False)
+
+
+def _reads_back(value: str) -> bool:
+    try:
+        return yaml.load(f"k: {value}", Loader=_Loader) == {"k": value}
+    except yaml.YAMLError:
+        return False

@@ -1,0 +1,85 @@
+"""Whether to start a dream now: the gates, in order; the first that fails names the reason.
+
+Pure over its inputs: the caller passes the clock, the metadata, the lock's
+state and a function that counts sessions, which is only called when every
+cheaper gate has passed (it reads a directory).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from enum import StrEnum
+
+from app.context.memory.lock import LockState
+
+DEFAULT_AUTO_DREAM_MIN_HOURS = 24
+DEFAULT_AUTO_DREAM_MIN_SESSIONS = 5
+SESSION_SCAN_INTERVAL_SECONDS = 600  # SESSION_SCAN_INTERVAL_MS = 600 000
+PRESSURE_LEVELS_THAT_BLOCK = frozenset({"hard", "critical"})
+
+
+class DreamSkipReason(StrEnum):
+    DISABLED = "disabled"
+    MEMORY_PRESSURE = "memory_pressure"
+    SAME_SESSION = "same_session"
+    MIN_HOURS = "min_hours"
+    SCAN_THROTTLED = "scan_throttled"
+    MIN_SESSIONS = "min_sessions"
+    LOCKED = "locked"
+    RUNNING = "running"
+
+
+@dataclass(frozen=True)
+class DreamGateInput:
+    now: float  # seconds since the epoch
+    session_id: str
+    enabled: bool = True
+    memory_pressure: str = "normal"  # normal | moderate | hard | critical
+    last_dream_at: float | None = None
+    last_dream_session_id: str | None = None
+    last_session_scan_at: float | None = None
+    lock: LockState = LockState.FREE
+    lock_release_failed: bool = False  # an earlier release failed: our own lock may be stuck
+    running: bool = False  # a memory task is in flight for this project
+    min_hours: float = DEFAULT_AUTO_DREAM_MIN_HOURS
+    min_sessions: int = DEFAULT_AUTO_DREAM_MIN_SESSIONS
+    scan_interval: float = SESSION_SCAN_INTERVAL_SECONDS
+
+
+@dataclass(frozen=True)
+class DreamGateDecision:
+    reason: DreamSkipReason | None  # None: go ahead
+    scanned_at: float | None = None  # set when sessions were counted: record it as the last scan
+    sessions_since_dream: int | None = None
+    remove_lock: bool = False  # the lock file must go first (stale, or stuck by a failed release)
+
+    @property
+    def run(self) -> bool:
+        return self.reason is None
+
+
+def evaluate_dream_gates(gate: DreamGateInput, count_sessions: Callable[[], int]) -> DreamGateDecision:
+    """Run the gates in order: disabled, memory pressure, same session, hours since the
+    last dream, scan throttle, sessions since the last dream, the lock, a task in flight."""
+    if not gate.enabled:
+        return DreamGateDecision(DreamSkipReason.DISABLED)
+    if gate.memory_pressure in PRESSURE_LEVELS_THAT_BLOCK:
+        return DreamGateDecision(DreamSkipReason.MEMORY_PRESSURE)
+    if gate.last_dream_session_id is not None and gate.last_dream_session_id == gate.session_id:
+        return DreamGateDecision(DreamSkipReason.SAME_SESSION)
+    if gate.last_dream_at is not None and gate.now - gate.last_dream_at < gate.min_hours * 3600:
+        return DreamGateDecision(DreamSkipReason.MIN_HOURS)
+    if gate.last_session_scan_at is not None and gate.now - gate.last_session_scan_at < gate.scan_interval:
+        return DreamGateDecision(DreamSkipReason.SCAN_THROTTLED)
+    sessions = count_sessions()
+    if sessions < gate.min_sessions:
+        return DreamGateDecision(DreamSkipReason.MIN_SESSIONS, scanned_at=gate.now, sessions_since_dream=sessions)
+    # A failed release leaves a fresh lock with a live PID (ours) that would block
+    # every later dream; forcing it off heals that within the session.
+    remove_lock = gate.lock_release_failed or gate.lock is LockState.STALE
+    if gate.lock is LockState.HELD and not gate.lock_release_failed:
+        return DreamGateDecision(DreamSkipReason.LOCKED, gate.now, sessions)
+    if gate.running:
+        return DreamGateDecision(DreamSkipReason.RUNNING, gate.now, sessions, remove_lock)
+    return DreamGateDecision(None, gate.now, sessions, remove_lock)

@@ -1,0 +1,163 @@
+"""Rebuilding a scope's MEMORY.md from its memory files.
+
+The index is one pointer line per memory, within 200 lines and 25,000
+characters. When it must be cut, the oldest memories (by modification time)
+are the ones left out, never the newest, and a warning line says so.
+
+The team index is committed, so it must come out byte-identical on every
+machine: lines sort by code unit, memories with the same description share one
+line, an unchanged index is not rewritten (no empty commits), and its root must
+not be a symlink or lead outside the repository.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from app.context.memory.entry import MemoryEntry
+from app.context.memory.index_line import encode_index_path_target, index_line, limit_index_line
+from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryPaths, check_team_root
+from app.context.memory.reading import read_text_no_follow
+from app.context.memory.scan import scan_scope
+from app.context.memory.textunits import utf16_len, utf16_sort_key
+from app.fsutil import atomic_write_text
+from app.paths import ensure_private_dir
+
+MAX_INDEX_LINES = 200
+MAX_INDEX_BYTES = 25_000  # measured in UTF-16 code units, like every index limit
+INDEX_CUT_WARNING = (
+    "\n\n> WARNING: MEMORY.md is too large; only part of it was written. "
+    "Keep index entries concise and move detail into topic files."
+)
+_TRAILING_PUNCTUATION = re.compile(r"[.,;:!?)\]}'\"`]+$")
+
+
+@dataclass(frozen=True)
+class IndexLine:
+    text: str
+    mtime: float  # the newest of the memories the line points to
+    paths: tuple[Path, ...] = ()
+
+
+@dataclass(frozen=True)
+class IndexText:
+    text: str
+    kept: int
+    dropped: tuple[IndexLine, ...] = ()
+
+    @property
+    def cut(self) -> bool:
+        return bool(self.dropped)
+
+
+@dataclass(frozen=True)
+class IndexWrite:
+    path: Path
+    index: IndexText
+    written: bool  # False when the file already held exactly this text
+    entries: tuple[MemoryEntry, ...] = field(default=(), repr=False)
+
+
+def index_lines(entries: Sequence[MemoryEntry]) -> list[IndexLine]:
+    """One line per usable memory, in relative-path (code-unit) order."""
+    usable = sorted((e for e in entries if e.usable), key=lambda e: utf16_sort_key(e.rel_path))
+    return [
+        IndexLine(limit_index_line(_line_for(entry)), entry.mtime, (entry.path,))
+        for entry in usable
+    ]
+
+
+def team_index_lines(entries: Sequence[MemoryEntry]) -> list[IndexLine]:
+    """Like index_lines, but memories with the same description share their first one's line."""
+    usable = sorted((e for e in entries if e.usable), key=lambda e: utf16_sort_key(e.rel_path))
+    groups: dict[str, list[MemoryEntry]] = {}
+    order: list[list[MemoryEntry]] = []
+    for entry in usable:
+        key = normalized_description(entry.description)
+        if key and key in groups:
+            groups[key].append(entry)
+            continue
+        group = [entry]
+        order.append(group)
+        if key:
+            groups[key] = group
+    lines = []
+    for group in order:
+        text = _line_for(group[0])
+        if len(group) > 1:
+            text += f" (also: {', '.join(encode_index_path_target(e.rel_path) for e in group[1:])})"
+        lines.append(IndexLine(limit_index_line(text), max(e.mtime for e in group), tuple(e.path for e in group)))
+    return lines
+
+
+def normalized_description(description: str) -> str:
+    """The grouping key: lower case, whitespace collapsed and trimmed, trailing punctuation dropped."""
+    collapsed = " ".join(description.lower().split())
+    return _TRAILING_PUNCTUATION.sub("", collapsed)
+
+
+def assemble_index(lines: Sequence[IndexLine]) -> IndexText:
+    """The index text within the line and size limits, dropping the oldest lines first."""
+    kept = list(lines)
+    dropped: list[IndexLine] = []
+    size = _joined_size(kept)
+    if len(kept) > MAX_INDEX_LINES or size > MAX_INDEX_BYTES:
+        # Oldest first; of two equally old, the later line goes first.
+        positions = sorted(range(len(kept)), key=lambda i: (kept[i].mtime, -i))
+        removed: set[int] = set()
+        count = len(kept)
+        for position in positions:
+            if count <= MAX_INDEX_LINES and size <= MAX_INDEX_BYTES:
+                break
+            removed.add(position)
+            count -= 1
+            size -= utf16_len(kept[position].text) + (1 if count else 0)
+        dropped = [line for i, line in enumerate(kept) if i in removed]
+        kept = [line for i, line in enumerate(kept) if i not in removed]
+    text = "\n".join(line.text for line in kept)
+    if dropped:
+        text += INDEX_CUT_WARNING
+    return IndexText(text=text, kept=len(kept), dropped=tuple(dropped))
+
+
+def index_file_text(index: IndexText) -> str:
+    """What goes in the file: the index and a final newline (nothing at all when empty)."""
+    return index.text + "\n" if index.text else ""
+
+
+def rebuild_index(paths: MemoryPaths, scope: MemoryScope | str) -> IndexWrite:
+    """Rebuild the scope's MEMORY.md from its files. A team root that fails the
+    security check raises TeamMemoryRootSecurityError before anything is read."""
+    scope = MemoryScope(scope)
+    root = paths.root(scope)
+    if scope is MemoryScope.TEAM:
+        check_team_root(paths.workspace_root, root)
+    entries = scan_scope(root, scope)
+    lines = team_index_lines(entries) if scope is MemoryScope.TEAM else index_lines(entries)
+    index = assemble_index(lines)
+    target = paths.index_file(scope)
+    text = index_file_text(index)
+    if read_text_no_follow(target, limit=len(text.encode("utf-8")) + 1) == text:
+        return IndexWrite(target, index, written=False, entries=tuple(entries))
+    if scope is not MemoryScope.TEAM:
+        ensure_private_dir(root)
+    # atomic_write_text renames over the index, so a symlink planted in its place is
+    # replaced, never written through.
+    atomic_write_text(target, text)
+    return IndexWrite(target, index, written=True, entries=tuple(entries))
+
+
+def _line_for(entry: MemoryEntry) -> str:
+    fallback = entry.type.value if entry.type else ""
+    return index_line(entry.title, entry.rel_path, entry.description, fallback)
+
+
+def _joined_size(lines: Sequence[IndexLine]) -> int:
+    if not lines:
+        return 0
+    return sum(utf16_len(line.text) for line in lines) + len(lines) - 1
+

@@ -1,0 +1,203 @@
+"""Recall: which memories to put before the person's request, and the reminder that carries them.
+
+With a provider, a model picks from the memories' headers; if it errs or
+takes longer than the timeout, the heuristic scorer decides instead. Either
+way at most five memories are recalled, and none whose text trips a secret
+rule: a stored credential must not travel into a prompt.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import logging
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+
+from app.context.memory.entry import MemoryEntry
+from app.context.memory.kinds import MemoryScope
+from app.context.memory.query_tokens import query_tokens
+from app.context.memory.reminder import recall_reminder
+from app.context.memory.scoring import rank_memories
+from app.context.memory.secrets import contains_secret
+from app.context.memory.selector import (
+    RECALL_SELECTOR_TIMEOUT_SECONDS,
+    RecallSelectorError,
+    SelectorRequest,
+    build_selector_request,
+    parse_selection,
+)
+from app.context.memory.store import MemoryStore
+from app.context.memory.tool_filter import filter_active_tool_memories
+from app.core.llm.errors import LLMError
+from app.core.llm.provider import Provider
+from app.core.llm.side_query import side_query
+
+log = logging.getLogger(__name__)
+
+MAX_RELEVANT_DOCS = 5
+MAX_FAST_RECALL_DOCS = 2
+
+
+class RecallStrategy(StrEnum):
+    NONE = "none"
+    HEURISTIC = "heuristic"
+    MODEL = "model"
+
+
+@dataclass(frozen=True)
+class RecallResult:
+    strategy: RecallStrategy
+    entries: tuple[MemoryEntry, ...] = ()
+    reminder: str = ""  # the <system-reminder> text; empty when nothing was recalled
+    fallback_reason: str | None = None  # why the model's choice was not used
+
+
+@dataclass(frozen=True)
+class RecallPlan:
+    """The candidates, ranked by the heuristic (best first), and the relevant ones among them."""
+
+    tokens: tuple[str, ...]
+    ranked: tuple[MemoryEntry, ...]
+    relevant: tuple[MemoryEntry, ...]
+
+
+def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
+    """The project's memories, then the person's. A user scope that cannot be read
+    only costs its memories, never the project's."""
+    entries = store.list(MemoryScope.PROJECT)
+    try:
+        entries += store.list(MemoryScope.USER)
+    except OSError as error:
+        log.warning("user memories could not be listed: %s", error)
+    return entries
+
+
+def plan_recall(
+    query: str,
+    entries: Sequence[MemoryEntry],
+    *,
+    recent_tools: Sequence[str] = (),
+    excluded_paths: Iterable[str] = (),
+) -> RecallPlan:
+    excluded = {str(path) for path in excluded_paths}
+    usable = [e for e in entries if e.usable and str(e.path) not in excluded]
+    candidates = filter_active_tool_memories(usable, recent_tools)
+    tokens = query_tokens(query)
+    ranked = rank_memories(tokens, candidates)
+    return RecallPlan(
+        tokens=tuple(tokens),
+        ranked=tuple(s.entry for s in ranked),
+        relevant=tuple(s.entry for s in ranked if s.score > 0),
+    )
+
+
+def heuristic_selection(plan: RecallPlan, limit: int) -> list[MemoryEntry]:
+    """The best relevant memories without secrets, at most ``limit``."""
+    chosen: list[MemoryEntry] = []
+    for entry in plan.relevant:
+        if len(chosen) >= limit:
+            break
+        if not holds_secret(entry):
+            chosen.append(entry)
+    return chosen
+
+
+def holds_secret(entry: MemoryEntry) -> bool:
+    return contains_secret(f"{entry.path}\n{entry.title}\n{entry.description}\n{entry.body}")
+
+
+async def select_memories(
+    query: str,
+    entries: Sequence[MemoryEntry],
+    *,
+    provider: Provider | None = None,
+    limit: int = MAX_RELEVANT_DOCS,
+    recent_tools: Sequence[str] = (),
+    excluded_paths: Iterable[str] = (),
+    now: float | None = None,
+    timeout: float = RECALL_SELECTOR_TIMEOUT_SECONDS,
+    on_fast: Callable[[list[MemoryEntry]], None] | None = None,
+) -> RecallResult:
+    """Choose up to ``limit`` (at most five) memories for ``query``.
+
+    ``on_fast`` receives the heuristic's top two before the model is asked, for
+    a caller that can use something early. Cancelling the task cancels the
+    model call too.
+    """
+    now = time.time() if now is None else now
+    limit = min(limit, MAX_RELEVANT_DOCS)
+    if not query.strip() or not entries or limit <= 0:
+        return RecallResult(RecallStrategy.NONE)
+    # Scoring thousands of memories takes a moment; keep it off the event loop.
+    plan = await asyncio.to_thread(
+        plan_recall, query, entries, recent_tools=recent_tools, excluded_paths=excluded_paths
+    )
+    if not plan.ranked:
+        return RecallResult(RecallStrategy.NONE)
+    if provider is None:
+        return _heuristic_result(plan, limit, now)
+    if on_fast is not None:
+        on_fast(heuristic_selection(plan, MAX_FAST_RECALL_DOCS))
+    request = build_selector_request(query, [e for e in plan.ranked if not _header_holds_secret(e)], recent_tools)
+    try:
+        chosen = await _ask_model(provider, request, limit, timeout)
+    except (LLMError, RecallSelectorError) as error:
+        return _heuristic_result(plan, limit, now, fallback_reason=str(error))
+    except Exception as error:  # a broken provider must not break the turn; recall is optional
+        log.warning("memory recall selector failed: %s", error, exc_info=True)
+        return _heuristic_result(plan, limit, now, fallback_reason=f"{type(error).__name__}: {error}")
+    chosen = [entry for entry in chosen if not holds_secret(entry)]
+    return RecallResult(RecallStrategy.MODEL, tuple(chosen), recall_reminder(chosen, now))
+
+
+async def recall_for_query(
+    store: MemoryStore,
+    query: str,
+    *,
+    provider: Provider | None = None,
+    recent_tools: Sequence[str] = (),
+    excluded_paths: Iterable[str] = (),
+    limit: int = MAX_RELEVANT_DOCS,
+    timeout: float = RECALL_SELECTOR_TIMEOUT_SECONDS,
+    clock: Callable[[], float] = time.time,
+) -> RecallResult:
+    """List the project and user memories (in a thread) and select among them."""
+    if not query.strip() or limit <= 0:
+        return RecallResult(RecallStrategy.NONE)
+    entries = await asyncio.to_thread(list_recall_candidates, store)
+    return await select_memories(
+        query,
+        entries,
+        provider=provider,
+        limit=limit,
+        recent_tools=recent_tools,
+        excluded_paths=excluded_paths,
+        now=clock(),
+        timeout=timeout,
+    )
+
+
+async def _ask_model(provider: Provider, request: SelectorRequest, limit: int, timeout: float) -> list[MemoryEntry]:
+    if not request.candidates:
+        return []
+    answer = await side_query(
+        provider,
+        system=request.system,
+        prompt=request.prompt,
+        schema=request.schema,
+        timeout=timeout,
+        temperature=request.temperature,
+    )
+    return parse_selection(answer, request, limit)
+
+
+def _heuristic_result(plan: RecallPlan, limit: int, now: float, fallback_reason: str | None = None) -> RecallResult:
+    chosen = heuristic_selection(plan, limit)
+    strategy = RecallStrategy.HEURISTIC if chosen or fallback_reason else RecallStrategy.NONE
+    return RecallResult(strategy, tuple(chosen), recall_reminder(chosen, now), fallback_reason)
+
+
+def _header_holds_secret(entry: MemoryEntry) -> bool:
+    return contains_secret(f"{entry.path}\n{entry.description}")

@@ -1,0 +1,115 @@
+"""The model-based recall selector: the request it sends and how its answer is checked.
+
+The model sees headers only (type, absolute path, age, description), never
+bodies: cheap, and a stored body cannot steer the choice. Paths are absolute
+because the project and user scopes can both hold ``user/role.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+from functools import lru_cache
+from importlib import resources
+from typing import Any
+
+from app.context.memory.entry import MemoryEntry
+from app.context.memory.textunits import utf16_prefix
+from app.context.memory.timestamps import iso_utc
+
+RECALL_SELECTOR_PURPOSE = "auto-memory-recall"
+RECALL_SELECTOR_TIMEOUT_SECONDS = 30.0
+MAX_MODEL_CANDIDATE_DOCS = 200
+RECENT_MODEL_CANDIDATE_RESERVE = 20
+MAX_MODEL_MANIFEST_BYTES = 25_000  # UTF-8
+MAX_MANIFEST_DESCRIPTION_CHARS = 512
+
+SELECTOR_SCHEMA: dict[str, Any] = {
+    "type": "object",
+    "properties": {"selected_memories": {"type": "array", "items": {"type": "string"}}},
+    "required": ["selected_memories"],
+    "additionalProperties": False,
+}
+
+
+class RecallSelectorError(ValueError):
+    """The selector's answer is unusable (recall then falls back to the heuristic)."""
+
+
+@dataclass(frozen=True)
+class SelectorRequest:
+    system: str
+    prompt: str
+    schema: dict[str, Any]
+    candidates: dict[str, MemoryEntry]  # absolute path -> entry, for the ones in the manifest
+    temperature: float = 0.0
+
+
+def model_candidates(ranked: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+    """Up to 200 memories for the manifest: the 20 most recently changed whatever their
+    score (a fresh memory may use words the query does not), then the best ranked."""
+    recent = sorted(ranked, key=lambda e: -e.mtime)[:RECENT_MODEL_CANDIDATE_RESERVE]
+    chosen = {id(e) for e in recent}
+    rest = [e for e in ranked if id(e) not in chosen]
+    return recent + rest[: MAX_MODEL_CANDIDATE_DOCS - len(recent)]
+
+
+def manifest_line(entry: MemoryEntry) -> str:
+    """``- [<type>] <absolute path> (<ISO mtime>): <description>``; no ``: …`` without a description."""
+    kind = entry.type.value if entry.type else "unknown"
+    line = f"- [{kind}] {entry.path} ({iso_utc(entry.mtime)})"
+    description = utf16_prefix(entry.description, MAX_MANIFEST_DESCRIPTION_CHARS)
+    return f"{line}: {description}" if description else line
+
+
+def build_manifest(candidates: Sequence[MemoryEntry]) -> tuple[str, list[MemoryEntry]]:
+    """The manifest within 25,000 UTF-8 bytes and the entries it lists. A line that
+    would not fit is skipped and the rest still tried, so one long description
+    does not hide every memory after it."""
+    lines: list[str] = []
+    listed: list[MemoryEntry] = []
+    size = 0
+    for entry in candidates:
+        line = manifest_line(entry)
+        cost = len(line.encode("utf-8", "surrogatepass")) + (1 if lines else 0)
+        if size + cost > MAX_MODEL_MANIFEST_BYTES:
+            continue
+        lines.append(line)
+        listed.append(entry)
+        size += cost
+    return "\n".join(lines), listed
+
+
+def selector_prompt(query: str, manifest: str, recent_tools: Sequence[str] = ()) -> str:
+    text = f"Query: {query.strip()}\n\nAvailable memories:\n{manifest}"
+    if recent_tools:
+        text += f"\n\nRecently used tools: {', '.join(recent_tools)}"
+    return text
+
+
+def build_selector_request(query: str, ranked: Sequence[MemoryEntry], recent_tools: Sequence[str] = ()) -> SelectorRequest:
+    manifest, listed = build_manifest(model_candidates(ranked))
+    return SelectorRequest(
+        system=selector_system_prompt(),
+        prompt=selector_prompt(query, manifest, recent_tools),
+        schema=SELECTOR_SCHEMA,
+        candidates={str(entry.path): entry for entry in listed},
+    )
+
+
+def parse_selection(answer: Any, request: SelectorRequest, limit: int) -> list[MemoryEntry]:
+    """The chosen entries in the model's order. Raises RecallSelectorError."""
+    selected = answer.get("selected_memories") if isinstance(answer, dict) else None
+    if not isinstance(selected, list) or not all(isinstance(item, str) for item in selected):
+        raise RecallSelectorError("Recall selector must return selected_memories array")
+    paths = list(dict.fromkeys(item.strip() for item in selected))
+    if len(paths) > limit:
+        raise RecallSelectorError(f"Recall selector returned too many documents: {len(paths)}")
+    if any(path not in request.candidates for path in paths):
+        raise RecallSelectorError("Recall selector returned unknown file path")
+    return [request.candidates[path] for path in paths]
+
+
+@lru_cache(maxsize=1)
+def selector_system_prompt() -> str:
+    return resources.files("app.context.memory").joinpath("templates", "recall_selector.md").read_text(encoding="utf-8").strip()

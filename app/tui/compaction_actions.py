@@ -1,0 +1,112 @@
+"""What the app does about a filling window: the gauge, the warn notice, the skippable
+auto-compaction countdown, /compress and /compress-fast. A mixin of the App."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from app.core.events import CompactionFinished, CompactionPending, CompactionStarted, ContextWarning, Event, MicroCompacted
+from app.tui.widgets.gauge import BudgetGauge
+from app.tui.widgets.status import format_tokens
+from app.tui.widgets.transcript import Entry
+
+if TYPE_CHECKING:
+    import asyncio
+
+    from app.runtime import Runtime
+    from app.tui.widgets.conversation import Conversation
+
+
+class CompactionActions:
+    runtime: Runtime | None
+    _pending_compaction: asyncio.Future[bool] | None = None
+
+    @property
+    def gauge(self) -> BudgetGauge:
+        return self.query_one("#gauge", BudgetGauge)  # type: ignore[attr-defined]
+
+    def show_gate_tokens(self, tracked: int) -> None:
+        """The gauge before an answer arrives: the server's last count plus what was added since."""
+        agent = self.runtime.agent if self.runtime else None
+        compactor = agent.compactor if agent else None
+        tokens = compactor.gate_tokens(tracked) if compactor else tracked
+        source = "reported" if compactor and compactor.reported_prompt else "estimate"
+        self.gauge.set_usage(tokens, source=source)
+
+    def skip_pending_compaction(self) -> bool:
+        """Esc during the countdown skips auto-compaction (and does not cancel the turn)."""
+        future = self._pending_compaction
+        if future is None or future.done():
+            return False
+        future.set_result(False)
+        self._pending_compaction = None
+        return True
+
+    async def on_compaction_event(self, event: Event, conversation: Conversation) -> None:
+        status = self.status  # type: ignore[attr-defined]
+        if isinstance(event, ContextWarning):
+            left = max(0, int(event.auto - event.tokens))
+            text = (
+                f"Context is {100 * event.tokens / max(1, event.window):.0f}% full: {format_tokens(left)} tokens left "
+                "before auto-compaction. F3 compacts now (/compress [focus])."
+            )
+            await conversation.add(Entry(kind="notice", text=text))
+            self.notify(text, severity="warning", timeout=8)  # type: ignore[attr-defined]
+        elif isinstance(event, CompactionPending):
+            self._pending_compaction = event.future
+            text = f"Auto-compaction starts in {event.delay:g} s ({format_tokens(event.tokens)} tokens) — press Esc to skip it."
+            await conversation.add(Entry(kind="notice", text=text))
+            self.notify(text, severity="warning", timeout=event.delay)  # type: ignore[attr-defined]
+        elif isinstance(event, CompactionStarted):
+            self._pending_compaction = None
+            status.state = "compressing conversation history…"
+            await conversation.add(Entry(kind="notice", text=f"Compressing conversation history… ({event.trigger}, {format_tokens(event.tokens)} tokens)"))
+        elif isinstance(event, CompactionFinished):
+            await conversation.add(Entry(kind="compaction" if event.ok else "error", text=event.message))
+            self.notify(event.message, severity="information" if event.ok else "error", timeout=8)  # type: ignore[attr-defined]
+            if event.ok:
+                self.gauge.set_usage(event.tokens_after, source="estimate")
+            status.state = "waiting for the model…" if self._busy() else "idle"  # type: ignore[attr-defined]
+        elif isinstance(event, MicroCompacted):
+            text = f"Cleared {event.cleared} old tool result(s) ({event.trigger}), about {format_tokens(event.tokens_saved)} tokens freed."
+            await conversation.add(Entry(kind="notice", text=text))
+
+    # -- commands ---------------------------------------------------------------------------------
+
+    def action_compact_now(self, focus: str = "") -> None:
+        runtime = self.runtime
+        if runtime is None or runtime.agent is None:
+            self.notify("Compaction needs a model endpoint.", severity="error")  # type: ignore[attr-defined]
+            return
+        if runtime.agent.busy:
+            self.notify("Already busy; wait for the turn to finish or press Esc first.", severity="warning")  # type: ignore[attr-defined]
+            return
+        self._run_compaction(focus)
+
+    @work(group="turn", exit_on_error=False)
+    async def _run_compaction(self, focus: str) -> None:
+        from app.tui.turn_view import TurnView
+
+        assert self.runtime is not None and self.runtime.agent is not None
+        view = TurnView(self, self.conversation)  # type: ignore[arg-type, attr-defined]
+        async for event in self.runtime.agent.compact(focus):
+            await view.handle(event)
+        self.status.state = "idle"  # type: ignore[attr-defined]
+
+    async def action_compress_fast(self) -> None:
+        runtime = self.runtime
+        if runtime is None or runtime.agent is None:
+            self.notify("There is no conversation to compact yet.", severity="warning")  # type: ignore[attr-defined]
+            return
+        if runtime.agent.busy:
+            self.notify("Already busy; wait for the turn to finish or press Esc first.", severity="warning")  # type: ignore[attr-defined]
+            return
+        result = runtime.agent.compact_fast()
+        if result is None or not result.changed:
+            self.notify("No compression needed.")  # type: ignore[attr-defined]
+            return
+        text = f"Cleared {len(result.cleared_ids)} old tool result(s), about {format_tokens(result.tokens_saved)} tokens freed (no model call)."
+        await self.conversation.add(Entry(kind="notice", text=text))  # type: ignore[attr-defined]
+        self.notify(text)  # type: ignore[attr-defined]

@@ -1,0 +1,57 @@
+"""The budget gauge: how full the context window is, with the warn / auto / hard ticks, always on screen."""
+
+from __future__ import annotations
+
+from rich.markup import escape
+from textual.content import Content
+from textual.reactive import reactive
+from textual.widget import Widget
+
+from app.context.compaction.thresholds import compute_thresholds
+from app.tui.widgets.status import format_tokens
+
+BAND_COLOURS = {"ok": "$success", "warn": "$warning", "auto": "$error", "hard": "$error"}
+TICKS = (("warn", "│"), ("auto", "┃"), ("hard", "█"))
+
+
+class BudgetGauge(Widget):
+    tokens: reactive[int] = reactive(0)
+    window: reactive[int] = reactive(0)
+    pct: reactive[float] = reactive(0.7)
+    source: reactive[str] = reactive("")  # reported | estimate
+
+    DEFAULT_CSS = """
+    BudgetGauge { height: 1; }
+    """
+
+    def set_usage(self, tokens: int, window: int | None = None, *, source: str = "") -> None:
+        if window is not None:
+            self.window = window
+        self.tokens = max(0, tokens)
+        if source:
+            self.source = source
+
+    @property
+    def band(self) -> str:
+        if not self.window:
+            return "ok"
+        return compute_thresholds(self.window, self.pct).band(self.tokens)
+
+    def render(self) -> Content:
+        if not self.window:
+            return Content.from_markup("[$text-muted]Context: no model configured[/]")
+        thresholds = compute_thresholds(self.window, self.pct)
+        left = max(0.0, 1 - self.tokens / self.window)
+        label = f" {format_tokens(self.tokens)} / {format_tokens(self.window)} · Context left {left * 100:.0f}%"
+        if self.source:
+            label += f" ({self.source})"
+        width = max(10, self.size.width - len(label) - 2)
+        filled = min(width, round(width * self.tokens / self.window))
+        cells = ["━"] * filled + ["─"] * (width - filled)
+        for name, glyph in TICKS:
+            position = min(width - 1, int(width * getattr(thresholds, name) / self.window))
+            cells[position] = glyph
+        colour = BAND_COLOURS[thresholds.band(self.tokens)]
+        bar_filled = escape("".join(cells[:filled]))
+        bar_rest = escape("".join(cells[filled:]))
+        return Content.from_markup(f"[{colour}]{bar_filled}[/][$text-muted]{bar_rest}[/][{colour}]{escape(label)}[/]")
