@@ -14,7 +14,7 @@ from typing import Sequence
 from app import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-SUBCOMMANDS = ("sessions", "context")
+SUBCOMMANDS = ("sessions", "context", "skills")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agentctx-tui",
         description="A terminal coding agent that shows what enters the model's context window.",
-        epilog="Subcommands: 'agentctx-tui sessions list [--json]', 'agentctx-tui context [list|detail|map|json]'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
+        epilog="Subcommands: 'agentctx-tui sessions list [--json]', 'agentctx-tui context [list|detail|map|json]', 'agentctx-tui skills list [--json]'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
     )
     parser.add_argument("-p", "--prompt", help="run one turn headless with this prompt and print the answer (stdin is appended when piped)")
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text", help="headless output (default: text)")
@@ -90,6 +90,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sessions":
         return _sessions_command(argv[1:])
+    if argv and argv[0] == "skills":
+        from app.skills_cli import skills_command
+
+        return skills_command(argv[1:], _Parser)
     if argv and argv[0] == "context":
         from app.context_cli import context_command
 

@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["startup", "instructions", "context_report", "compaction", "skills"]
+SCRIPTS = ["startup", "instructions", "context_report", "compaction", "skills", "memory"]
 
 
 def main() -> int:

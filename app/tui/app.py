@@ -27,6 +27,7 @@ from app.paths import Paths, ensure_private_dir
 from app.runtime import NO_ENDPOINT_MESSAGE, Runtime, build_runtime
 from app.tui.commands import parse_command
 from app.tui.compaction_actions import CompactionActions
+from app.tui.skills_actions import SkillsActions
 from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
 from app.tui.keys import GLOBAL_KEYS, bindings
 from app.tui.screens.approval import ApprovalScreen
@@ -52,7 +53,7 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(ContextActions, CompactionActions, App[int]):
+class AgentctxApp(ContextActions, CompactionActions, SkillsActions, App[int]):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -73,6 +74,8 @@ class AgentctxApp(ContextActions, CompactionActions, App[int]):
         self._resume = resume
         self._continue = continue_latest
         self._warm_up = warm_up
+        # Watching skill dirs is a background task; tests of other things leave it off.
+        self._watch = warm_up
         self._last_ctrl_c = 0.0
         self._approval: ApprovalScreen | None = None
         if settings.demo:
@@ -173,6 +176,8 @@ class AgentctxApp(ContextActions, CompactionActions, App[int]):
         status.state = "idle"
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)
+        if self._watch:
+            self._watch_skills(runtime.skills)
 
     def action_sessions(self) -> None:
         from app.core.session.listing import list_sessions

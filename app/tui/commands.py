@@ -34,6 +34,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("init", "Write a QWEN.md for this repository (asks before overwriting)", "init_context_file"),
     SlashCommand("map", "Show or hide the live context map", "toggle_context_map"),
     SlashCommand("compress", "Summarize the conversation now (optional focus text)", "compact_now", aliases=("summarize", "compact"), argument_hint="[focus]"),
+    SlashCommand("skills", "Skills by level: read, enable or disable them", "skills"),
     SlashCommand("compress-fast", "Clear old tool results now, no model call", "compress_fast"),
     SlashCommand("quit", "Quit", "quit", aliases=("exit",)),
 )

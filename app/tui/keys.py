@@ -35,6 +35,7 @@ GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("sessions", "ctrl+r", "sessions", "Sessions", "Anywhere"),
     KeySpec("context_map", "f2", "focus_context_map", "Context map", "Anywhere"),
     KeySpec("compact_now", "f3", "compact_now", "Compact now", "Anywhere", show=False),
+    KeySpec("skills", "f4", "skills", "Skills", "Anywhere", show=False),
     KeySpec("new_session", "ctrl+n", "new_session", "New session", "Anywhere", show=False),
     KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False, priority=True),
     KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False, priority=True),

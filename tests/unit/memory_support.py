@@ -16,7 +16,7 @@ from app.core.history import Message
 from app.core.llm.types import ChatRequest, Completion
 
 DAY = 86_400.0
-NOW = 1_790_000_000.0  # a fixed "now" (2026-09-21)
+NOW = 1_790_000_000.0  # a fixed "now": 2026-09-21T14:13:20Z
 
 
 def make_paths(tmp_path: Path) -> MemoryPaths:

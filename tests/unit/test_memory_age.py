@@ -4,7 +4,12 @@ from __future__ import annotations
 
 import pytest
 
-from app.context.memory.age import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text
+from app.context.memory.age import (
+    memory_age,
+    memory_age_days,
+    memory_freshness_note,
+    memory_freshness_text,
+)
 from tests.unit.memory_support import DAY, NOW
 
 

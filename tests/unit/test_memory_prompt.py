@@ -13,7 +13,11 @@ from app.context.memory.prompt import (
     memory_prompt,
     number_word,
 )
-from app.context.memory.prompt_index import EMPTY_INDEX_TEXT, index_cut_reason, index_for_prompt
+from app.context.memory.prompt_index import (
+    EMPTY_INDEX_TEXT,
+    index_cut_reason,
+    index_for_prompt,
+)
 from tests.unit.memory_support import make_paths, memory_text, put
 
 PROJECT, USER = Path("/data/projects/x/memory"), Path("/data/memories")

@@ -35,7 +35,16 @@ from app.context.memory.selector import (
 from app.context.memory.store import MemoryStore
 from app.context.memory.tool_filter import filter_active_tool_memories, tool_aliases
 from app.core.llm.errors import LLMError
-from tests.unit.memory_support import DAY, NOW, FakeProvider, entry, make_paths, memory_text, piece, put
+from tests.unit.memory_support import (
+    DAY,
+    NOW,
+    FakeProvider,
+    entry,
+    make_paths,
+    memory_text,
+    piece,
+    put,
+)
 
 # Query tokens.
 

@@ -12,8 +12,17 @@ import random
 import pytest
 
 from app.context.memory.guard import check_team_memory_secrets
-from app.context.memory.secret_matchers import has_openai_marker_key, has_private_key_block
-from app.context.memory.secret_rules import OPENAI_MARKER_PATTERN, PRIVATE_KEY_PATTERN, SECRET_RULES, compile_pattern, rule_label
+from app.context.memory.secret_matchers import (
+    has_openai_marker_key,
+    has_private_key_block,
+)
+from app.context.memory.secret_rules import (
+    OPENAI_MARKER_PATTERN,
+    PRIVATE_KEY_PATTERN,
+    SECRET_RULES,
+    compile_pattern,
+    rule_label,
+)
 from app.context.memory.secrets import SecretFinding, contains_secret, scan
 from tests.unit.memory_support import make_paths, piece
 

@@ -7,7 +7,12 @@ writes, the MEMORY.md indexes, the secret scanner, the prompt section, recall
 extraction and dreaming (cursor, gates, lock).
 """
 
-from app.context.memory.age import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text
+from app.context.memory.age import (
+    memory_age,
+    memory_age_days,
+    memory_freshness_note,
+    memory_freshness_text,
+)
 from app.context.memory.cursor import (
     ExtractCursor,
     ExtractionStart,
@@ -27,12 +32,30 @@ from app.context.memory.forget import (
     forget_candidates,
     select_forget_candidates,
 )
-from app.context.memory.gates import DreamGateDecision, DreamGateInput, DreamSkipReason, evaluate_dream_gates
+from app.context.memory.gates import (
+    DreamGateDecision,
+    DreamGateInput,
+    DreamSkipReason,
+    evaluate_dream_gates,
+)
 from app.context.memory.guard import SecretsInTeamMemoryError, check_team_memory_secrets
-from app.context.memory.index import IndexText, IndexWrite, assemble_index, rebuild_index
+from app.context.memory.index import (
+    IndexText,
+    IndexWrite,
+    assemble_index,
+    rebuild_index,
+)
 from app.context.memory.index_line import encode_index_path_target, sanitize_index_field
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType
-from app.context.memory.lock import LockState, LockStatus, acquire_lock, clear_stale_lock, inspect_lock, lock_status, remove_lock
+from app.context.memory.lock import (
+    LockState,
+    LockStatus,
+    acquire_lock,
+    clear_stale_lock,
+    inspect_lock,
+    lock_status,
+    remove_lock,
+)
 from app.context.memory.meta import MemoryMeta, read_meta, write_meta
 from app.context.memory.paths import (
     MemoryPaths,
@@ -43,8 +66,18 @@ from app.context.memory.paths import (
     is_team_auto_mem_path,
     memory_paths,
 )
-from app.context.memory.prompt import ScopeIndex, append_memory_prompt, build_memory_prompt, memory_prompt
-from app.context.memory.recall import RecallResult, RecallStrategy, recall_for_query, select_memories
+from app.context.memory.prompt import (
+    ScopeIndex,
+    append_memory_prompt,
+    build_memory_prompt,
+    memory_prompt,
+)
+from app.context.memory.recall import (
+    RecallResult,
+    RecallStrategy,
+    recall_for_query,
+    select_memories,
+)
 from app.context.memory.recall_task import RecallTask
 from app.context.memory.secrets import SecretFinding, scan, scan_for_secrets
 from app.context.memory.session_count import count_sessions_since

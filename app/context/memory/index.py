@@ -18,7 +18,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.index_line import encode_index_path_target, index_line, limit_index_line
+from app.context.memory.index_line import (
+    encode_index_path_target,
+    index_line,
+    limit_index_line,
+)
 from app.context.memory.kinds import MemoryScope
 from app.context.memory.paths import MemoryPaths, check_team_root
 from app.context.memory.reading import read_text_no_follow

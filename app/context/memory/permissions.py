@@ -17,7 +17,11 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from app.context.memory.paths import PINNED_DIRNAME, is_auto_mem_path, realpath_nearest_existing
+from app.context.memory.paths import (
+    PINNED_DIRNAME,
+    is_auto_mem_path,
+    realpath_nearest_existing,
+)
 from app.context.memory.writes import MEMORY_PATH_ARGUMENT_KEYS
 from app.core.tools.shell_readonly import read_only_refusal
 

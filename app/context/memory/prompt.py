@@ -9,13 +9,18 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from pathlib import Path
 from string import Template
 
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
-from app.context.memory.paths import INDEX_FILENAME, MemoryPaths, TeamMemoryRootSecurityError, check_team_root
+from app.context.memory.paths import (
+    INDEX_FILENAME,
+    MemoryPaths,
+    TeamMemoryRootSecurityError,
+    check_team_root,
+)
 from app.context.memory.prompt_index import index_for_prompt
 from app.context.memory.reading import read_text_no_follow
 
@@ -108,6 +113,6 @@ def _team_root_is_safe(paths: MemoryPaths) -> bool:
     return True
 
 
-@lru_cache(maxsize=None)
+@cache
 def _template(name: str) -> str:
     return resources.files("app.context.memory").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")

@@ -14,15 +14,17 @@ MAX_MEMORY_FILE_BYTES = 256 * 1024
 class FileText:
     text: str
     size: int
+    mtime: float  # of the file that was read (stat'ed through the open handle)
     truncated: bool
     problems: tuple[str, ...] = ()
 
 
-def read_capped(path: Path, limit: int = MAX_MEMORY_FILE_BYTES) -> FileText:
+def read_capped(path: Path | str, limit: int = MAX_MEMORY_FILE_BYTES) -> FileText:
     """The first ``limit`` bytes of ``path`` as text. Raises OSError."""
     with open(path, "rb") as handle:
         data = handle.read(limit + 1)
-        size = max(len(data), os.fstat(handle.fileno()).st_size)
+        stat = os.fstat(handle.fileno())
+    size = max(len(data), stat.st_size)
     truncated = len(data) > limit
     problems: list[str] = []
     if truncated:
@@ -31,7 +33,7 @@ def read_capped(path: Path, limit: int = MAX_MEMORY_FILE_BYTES) -> FileText:
     text, clean = decode_utf8(data, truncated=truncated)
     if not clean:
         problems.append("the file is not valid UTF-8; unreadable bytes were replaced")
-    return FileText(text=text, size=size, truncated=truncated, problems=tuple(problems))
+    return FileText(text=text, size=size, mtime=stat.st_mtime, truncated=truncated, problems=tuple(problems))
 
 
 def decode_utf8(data: bytes, *, truncated: bool) -> tuple[str, bool]:

@@ -9,6 +9,7 @@ turn (and placed last there, since tool results must come first).
 from __future__ import annotations
 
 import asyncio
+import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 
@@ -16,6 +17,8 @@ from app.context.memory.recall import MAX_RELEVANT_DOCS, RecallResult, recall_fo
 from app.context.memory.selector import RECALL_SELECTOR_TIMEOUT_SECONDS
 from app.context.memory.store import MemoryStore
 from app.core.llm.provider import Provider
+
+log = logging.getLogger(__name__)
 
 
 class RecallTask:
@@ -79,17 +82,12 @@ class RecallTask:
 
     async def wait(self) -> RecallResult | None:
         """Wait for the result (for callers that can: headless runs, tests)."""
-        try:
-            await asyncio.shield(self._task)
-        except asyncio.CancelledError:
-            if not self._task.cancelled():
-                raise
-        except Exception:
-            pass
+        await asyncio.wait([self._task])
         return self.result()
 
 
 def _consume_exception(task: asyncio.Future[RecallResult]) -> None:
-    # Recall failing is not worth an "exception was never retrieved" warning.
-    if not task.cancelled():
-        task.exception()
+    # Retrieving the exception here stops asyncio's "never retrieved" warning; a
+    # failed recall only means no memories this turn.
+    if not task.cancelled() and task.exception() is not None:
+        log.warning("memory recall failed: %s", task.exception())

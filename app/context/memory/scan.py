@@ -9,6 +9,7 @@ leave ``.name.tmp`` files for a moment) and the root's own MEMORY.md.
 from __future__ import annotations
 
 import os
+from dataclasses import dataclass
 from pathlib import Path
 
 from app.context.memory.document import ParsedMemory, parse_memory_text
@@ -26,34 +27,48 @@ MAX_SCAN_DEPTH = 4
 MAX_SCAN_FILES = 20_000
 
 
+@dataclass(frozen=True)
+class _Found:
+    path: str
+    rel_path: str  # with '/' separators
+    is_symlink: bool
+
+
 def scan_scope(root: Path, scope: MemoryScope) -> list[MemoryEntry]:
     """Every ``.md`` memory file under ``root``, sorted by relative path (code-unit order)."""
     if not root.is_dir():
         return []
     real_root = os.path.realpath(root)
-    entries = [_entry(root, real_root, scope, path) for path in _markdown_files(root)]
+    entries = [_entry(real_root, scope, found) for found in _markdown_files(root)]
     entries.sort(key=lambda e: utf16_sort_key(e.rel_path))
     return entries
 
 
-def _markdown_files(root: Path) -> list[Path]:
-    found: list[Path] = []
-    pending: list[tuple[Path, int]] = [(root, 0)]
+def read_entry(root: Path, scope: MemoryScope, path: Path) -> MemoryEntry:
+    """The entry for one file under ``root``."""
+    found = _Found(str(path), path.relative_to(root).as_posix(), path.is_symlink())
+    return _entry(os.path.realpath(root), scope, found)
+
+
+def _markdown_files(root: Path) -> list[_Found]:
+    found: list[_Found] = []
+    pending: list[tuple[str, str, int]] = [(str(root), "", 0)]
     while pending and len(found) < MAX_SCAN_FILES:
-        directory, depth = pending.pop()
+        directory, prefix, depth = pending.pop()
         try:
             with os.scandir(directory) as listing:
                 items = list(listing)
         except OSError:
             continue
         for item in items:
-            if item.name.startswith("."):
+            name = item.name
+            if name.startswith("."):
                 continue
             if _is_dir(item):
                 if depth + 1 < MAX_SCAN_DEPTH:
-                    pending.append((Path(item.path), depth + 1))
-            elif item.name.endswith(".md") and not (depth == 0 and item.name == INDEX_FILENAME):
-                found.append(Path(item.path))
+                    pending.append((item.path, f"{prefix}{name}/", depth + 1))
+            elif name.endswith(".md") and not (depth == 0 and name == INDEX_FILENAME):
+                found.append(_Found(item.path, prefix + name, _is_symlink(item)))
     return found[:MAX_SCAN_FILES]
 
 
@@ -64,23 +79,24 @@ def _is_dir(item: os.DirEntry[str]) -> bool:
         return False
 
 
-def read_entry(root: Path, scope: MemoryScope, path: Path) -> MemoryEntry:
-    """The entry for one file under ``root``."""
-    return _entry(root, os.path.realpath(root), scope, path)
+def _is_symlink(item: os.DirEntry[str]) -> bool:
+    try:
+        return item.is_symlink()
+    except OSError:
+        return False
 
 
-def _entry(root: Path, real_root: str, scope: MemoryScope, path: Path) -> MemoryEntry:
-    rel_path = path.relative_to(root).as_posix()
+def _entry(real_root: str, scope: MemoryScope, found: _Found) -> MemoryEntry:
+    rel_path, path = found.rel_path, Path(found.path)
     problems: list[str] = []
     if has_control_characters(rel_path):
         problems.append("the file name contains control characters (a line break, a tab...)")
     pinned = rel_path.startswith(PINNED_DIRNAME + "/")
-    if path.is_symlink() and not is_auto_mem_path(real_root, os.path.realpath(path)):
+    if found.is_symlink and not is_auto_mem_path(real_root, os.path.realpath(found.path)):
         problems.append("a symlink to a file outside the memory directory; it was not read")
         return _unusable_entry(scope, path, rel_path, problems, pinned)
     try:
-        stat = path.stat()
-        content = read_capped(path)
+        content = read_capped(found.path)
     except OSError as error:
         problems.append(f"the file could not be read: {error.strerror or error}")
         return _unusable_entry(scope, path, rel_path, problems, pinned)
@@ -95,7 +111,7 @@ def _entry(root: Path, real_root: str, scope: MemoryScope, path: Path) -> Memory
         path=path,
         rel_path=rel_path,
         document=document,
-        mtime=stat.st_mtime,
+        mtime=content.mtime,
         size=content.size,
         problems=tuple(problems),
         pinned=pinned,

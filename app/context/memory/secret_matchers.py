@@ -17,7 +17,8 @@ _OPENAI_PREFIX = "sk-"
 _OPENAI_MARKER = "T3BlbkFJ"
 _GAP_MIN, _GAP_MAX, _TAIL_MIN = 20, 512, 20
 # Every character of both literals is in C, so a match lies inside one run of C.
-_CLASS_RUN = re.compile(r"[a-zA-Z0-9_-]{%d,}" % (len(_OPENAI_PREFIX) + _GAP_MIN + len(_OPENAI_MARKER) + _TAIL_MIN))
+_SHORTEST_MATCH = len(_OPENAI_PREFIX) + _GAP_MIN + len(_OPENAI_MARKER) + _TAIL_MIN
+_CLASS_RUN = re.compile(rf"[a-zA-Z0-9_-]{{{_SHORTEST_MATCH},}}")
 
 # The PEM rule: a header, 64 to 16384 characters of anything, a footer.
 _BODY_MIN, _BODY_MAX = 64, 16384

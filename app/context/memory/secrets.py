@@ -12,7 +12,10 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from app.context.memory.secret_matchers import has_openai_marker_key, has_private_key_block
+from app.context.memory.secret_matchers import (
+    has_openai_marker_key,
+    has_private_key_block,
+)
 from app.context.memory.secret_rules import (
     OPENAI_MARKER_PATTERN,
     PRIVATE_KEY_PATTERN,

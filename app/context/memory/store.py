@@ -17,7 +17,6 @@ from app.context.memory.entry import MemoryEntry
 from app.context.memory.guard import SecretsInTeamMemoryError, check_team_memory_secrets
 from app.context.memory.kinds import MemoryScope, MemoryType
 from app.context.memory.paths import (
-    INDEX_FILENAME,
     MemoryPaths,
     check_team_root,
     is_auto_mem_path,

@@ -54,6 +54,8 @@ class SkillManager:
         self._listeners: list[Listener] = []
         # Skills the model loaded this session, oldest first, for re-attachment after compaction.
         self.invoked: dict[str, SkillInvocation] = {}
+        # Which touched path activated each conditional skill this session (shown in the panel).
+        self.activated_by: dict[str, str] = {}
         # Bumped on every change a viewer could see; the UI compares it to know when to redraw.
         self.version = 0
         self.reload()
@@ -127,7 +129,10 @@ class SkillManager:
 
     def observe_paths(self, paths: Iterable[str | Path]) -> list[str]:
         """Feed the paths a tool call touched; returns the conditional skills this activated."""
+        paths = list(paths)
         newly = self._activator.observe_paths(paths)
+        for name in newly:
+            self.activated_by.setdefault(name, str(paths[0]) if paths else "")
         if newly:
             self._refresh()
         return newly

@@ -1,0 +1,51 @@
+"""`agentctx-tui skills list [--json]`: the same listing as the skills panel."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+from pathlib import Path
+from typing import Sequence
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def skills_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
+    parser = parser_class(prog="agentctx-tui skills", description="Skills by level, with their status.")
+    sub = parser.add_subparsers(dest="action", required=True)
+    listing = sub.add_parser("list", help="every skill and why it is or is not offered")
+    listing.add_argument("--json", action="store_true")
+    listing.add_argument("-C", "--cwd", type=Path)
+    args = parser.parse_args(argv)
+
+    from app.config import SettingsError, load_settings
+    from app.context.skills import SkillManager
+    from app.paths import Paths
+    from app.runtime import _home
+    from app.context.skills.listing_text import skills_text
+
+    paths = Paths.for_cwd(args.cwd)
+    try:
+        settings = load_settings(paths)
+    except SettingsError as exc:
+        print(f"agentctx-tui: settings error: {exc}", file=sys.stderr)
+        return EXIT_USAGE
+    manager = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
+    if args.json:
+        rows = [
+            {
+                "name": entry.name,
+                "level": entry.level.value if entry.level else None,
+                "status": entry.status.value,
+                "path": str(entry.path),
+                "description": entry.skill.description if entry.skill else None,
+                "paths": list(entry.skill.paths) if entry.skill else [],
+                "message": entry.message or None,
+            }
+            for entry in manager.skills
+        ]
+        print(json.dumps(rows, ensure_ascii=False, indent=2))
+        return EXIT_OK
+    print(skills_text(manager))
+    return EXIT_OK

@@ -1,0 +1,51 @@
+"""The skills panel, its enable/disable persisted in settings, and hot reload while the app runs. A mixin of the App."""
+
+from __future__ import annotations
+
+import asyncio
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from app.config import SettingsError
+from app.settings_file import update_setting
+from app.tui.screens.skills import SkillsScreen
+
+if TYPE_CHECKING:
+    from app.context.skills import SkillManager
+    from app.runtime import Runtime
+
+
+class SkillsActions:
+    runtime: Runtime | None
+
+    def action_skills(self) -> None:
+        if self.runtime is None:
+            self.notify("Still starting up; try again in a moment.", severity="warning")  # type: ignore[attr-defined]
+            return
+        self.push_screen(SkillsScreen(self.runtime.skills))  # type: ignore[attr-defined]
+
+    def on_skills_screen_toggled(self, message: SkillsScreen.Toggled) -> None:
+        settings = self.settings  # type: ignore[attr-defined]
+        disabled = set(settings.skills.disabled)
+        (disabled.add if message.disabled else disabled.discard)(message.name)
+        settings.skills.disabled = sorted(disabled)
+        path = self.paths.user_settings_file  # type: ignore[attr-defined]
+        try:
+            update_setting(path, "skills.disabled", settings.skills.disabled)
+        except (SettingsError, OSError) as exc:
+            self.notify(f"Could not save skills.disabled: {exc}", severity="error")  # type: ignore[attr-defined]
+            return
+        state = "disabled" if message.disabled else "enabled"
+        self.notify(f"Skill {message.name} {state} (saved in {path}).")  # type: ignore[attr-defined]
+
+    @work(exclusive=True, group="skills-watch", exit_on_error=False)
+    async def _watch_skills(self, manager: SkillManager) -> None:
+        """Hot reload: a skill added, edited or removed on disk shows up without a restart."""
+        from app.context.skills import watch_skills
+
+        stop = asyncio.Event()
+        try:
+            await watch_skills(manager, stop)
+        finally:
+            stop.set()
