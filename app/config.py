@@ -82,6 +82,19 @@ class CompactionSettings:
 
 
 @dataclass
+class MemorySettings:
+    enabled: bool = True
+    recall: bool = True
+    # The model picks recalled memories (heuristic fallback); off = heuristic only, no extra request.
+    recall_model: bool = True
+    recall_timeout: float = 30.0
+    extraction: bool = True
+    dream: bool = True
+    # Headless runs exit right after the answer; background extraction would hold them up.
+    headless_background: bool = False
+
+
+@dataclass
 class SkillsSettings:
     disabled: list[str] = field(default_factory=list)
 
@@ -103,6 +116,7 @@ class Settings:
     context: ContextSettings = field(default_factory=ContextSettings)
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     skills: SkillsSettings = field(default_factory=SkillsSettings)
+    memory: MemorySettings = field(default_factory=MemorySettings)
     append_system_prompt: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
     max_turns: int = 50

@@ -6,11 +6,12 @@ the same tools, permissions and session record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import os
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app import __version__
-from app.config import Settings
+from app.config import MemorySettings, Settings
 from app.context.assembler import ContextAssembler
 from app.context.compaction.compactor import Compactor
 from app.core.agent import Agent, AgentLimits
@@ -24,7 +25,11 @@ from app.context.skills import (
     revoke_grant,
     touched_paths,
 )
+from app.context.memory.guard_tool import team_secret_refusal
+from app.context.memory.manager import MemoryManager
 from app.core.history import Message, ToolCall, Usage
+from app.core.llm.provider import Provider
+from app.core.tools.permission_rules import escape_pattern, parse_rule
 from app.core.llm.models import context_window_for
 from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
@@ -53,6 +58,7 @@ class Runtime:
     policy: PermissionPolicy
     assembler: ContextAssembler
     skills: SkillManager
+    memory: MemoryManager
     resumed_messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
@@ -131,6 +137,7 @@ def build_runtime(
     )
     warnings.extend(policy.warnings)
     skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
+    memory = MemoryManager(paths, session_id=opened.recorder.session_id, settings=_memory_settings(settings, interactive))
     registry = builtin_registry()
     registry.register(SkillTool(skills))
     if mode is ApprovalMode.PLAN:
@@ -143,6 +150,7 @@ def build_runtime(
         context_window=window,
         counter=TokenCounter(settings.model.name),
         skills=skills,
+        memory=memory,
         session_id=opened.recorder.session_id,
     )
     runtime = Runtime(
@@ -154,6 +162,7 @@ def build_runtime(
         policy=policy,
         assembler=assembler,
         skills=skills,
+        memory=memory,
         resumed_messages=list(opened.messages),
         warnings=[*settings.warnings, *warnings, *assembler.problems],
     )
@@ -178,10 +187,12 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         temperature=model.temperature,
     )
     paths = runtime.paths
+    mem = runtime.memory.mem
     context = ToolContext(
         root=paths.project_root,
         shell_timeout=runtime.settings.shell.timeout,
         output_limit=runtime.settings.shell.output_limit,
+        extra_roots=(mem.project_root, mem.user_root),
     )
     skills = runtime.skills
     compactor = Compactor(
@@ -208,7 +219,33 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         compactor=compactor,
     )
     wire_skills(agent, skills, runtime.policy)
+    wire_memory(agent, runtime.memory, runtime.policy, provider)
     return agent
+
+
+def wire_memory(agent: Agent, memory: MemoryManager, policy: PermissionPolicy, provider: Provider) -> None:
+    """Recall at turn start, extraction after it, memory writes allowed (team ones always asked), secrets kept out."""
+    memory.provider = provider
+    mem = memory.mem
+    for root in (mem.project_root, mem.user_root):
+        for tool in ("write_file", "edit"):
+            policy.extra_allow.append(parse_rule(f"{tool}({escape_pattern(str(root))}/**)"))
+    team = os.path.relpath(mem.team_root, policy.root) if policy.root else str(mem.team_root)
+    for tool in ("write_file", "edit"):
+        policy.always_ask.append(parse_rule(f"{tool}({escape_pattern(team)}/**)"))
+    agent.before_turn.append(lambda prompt, history: memory.turn_started(prompt, history))
+    agent.tool_observers.append(memory.tool_ran)
+    agent.after_turn.append(lambda finished: memory.turn_ended(agent.history, finished=finished))
+    agent.tool_guards.append(lambda call, tool, args: team_secret_refusal(mem, tool.name, args, agent.tool_context))
+    agent.on_memory_flush = lambda: memory.flush(agent.history)
+
+
+def _memory_settings(settings: Settings, interactive: bool) -> MemorySettings:
+    """Headless runs keep recall but leave background extraction and dreaming to interactive sessions."""
+    memory = settings.memory
+    if interactive or memory.headless_background:
+        return memory
+    return replace(memory, extraction=False, dream=False)
 
 
 def wire_skills(agent: Agent, skills: SkillManager, policy: PermissionPolicy) -> None:
@@ -221,7 +258,7 @@ def wire_skills(agent: Agent, skills: SkillManager, policy: PermissionPolicy) ->
     def on_invoke(invocation: SkillInvocation) -> None:
         grants.append(grant_allowed_tools(policy, invocation))
 
-    def end_of_turn() -> None:
+    def end_of_turn(finished: bool) -> None:
         while grants:
             revoke_grant(policy, grants.pop())
 

@@ -22,6 +22,8 @@ from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromp
 from app.context.prompt import sections as section_names
 from app.context.prompt.prelude import prelude_messages, prelude_text
 from app.context.prompt.suffix import SEPARATOR
+from app.context.memory.manager import MemoryManager
+from app.context.memory.prompt import append_memory_prompt
 from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
 from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
@@ -51,12 +53,14 @@ class ContextAssembler:
     prompt: SystemPrompt | None = None
     problems: list[str] = field(default_factory=list)
     skills: SkillManager | None = None
+    memory: MemoryManager | None = None
     session_id: str = ""
     last_request: AssembledRequest | None = None
     last_usage: Usage | None = None
     calibration: Calibration = field(default_factory=Calibration)
     _system_parts: list[RequestPart] = field(default_factory=list)
     _prelude: list[Message] = field(default_factory=list)
+    _memory_prompt: str = ""
     _prelude_parts: list[RequestPart] = field(default_factory=list)
     _git: GitInfo | None = None
     _prompt_error: str = ""
@@ -84,8 +88,10 @@ class ContextAssembler:
         self._prelude_parts = [*parts, ack]
 
     def reminders(self) -> list[str]:
+        """Recalled memories first, then what changed in the skills; each only when ready."""
+        recalled = self.memory.take_recall() if self.memory is not None else None
         delta = self.skills.delta_reminder() if self.skills is not None else ""
-        return [delta] if delta else []
+        return [text for text in (recalled, delta) if text]
 
     # -- the fixed part ----------------------------------------------------------------------
 
@@ -129,9 +135,11 @@ class ContextAssembler:
         self.recount()
 
     def _user_memory_text(self, instructions: InstructionSet) -> str:
-        if instructions.notice and instructions.text:
-            return f"{instructions.text}\n\n{instructions.notice}"
-        return instructions.text
+        text = instructions.text
+        if instructions.notice and text:
+            text = f"{text}\n\n{instructions.notice}"
+        self._memory_prompt = self.memory.prompt_section() if self.memory is not None else ""
+        return append_memory_prompt(text, self._memory_prompt) if self._memory_prompt else text
 
     def _split_sections(self, prompt: SystemPrompt, instructions: InstructionSet) -> list[RequestPart]:
         parts: list[RequestPart] = []
@@ -144,9 +152,12 @@ class ContextAssembler:
         return parts
 
     def _memory_parts(self, text: str, instructions: InstructionSet) -> list[RequestPart]:
-        """The user-memory suffix, one part per instruction file so each is attributed to its file."""
+        """The user-memory suffix, one part per instruction file (and the memory index) so each is attributed."""
         rules = {id(f) for f in instructions.rules}
         pieces = [RequestPart(block=SYSTEM, kind="separator", name="separator", source="suffix rule", text=SEPARATOR)]
+        if not instructions.text and self._memory_prompt:
+            pieces.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=self._memory_prompt.strip()))
+            return pieces if "".join(p.text for p in pieces) == text else self._whole_memory(text)
         for index, (file, block) in enumerate(instructions.blocks):
             kind = "rules" if id(file) in rules else "instruction_file"
             joined = block if index == 0 else f"\n\n{block}"
@@ -157,10 +168,15 @@ class ContextAssembler:
             pieces.append(
                 RequestPart(block=SYSTEM, kind="truncation_notice", name="truncation notice", source="bootstrap budget", text=f"\n\n{instructions.notice}")
             )
+        if self._memory_prompt:
+            pieces.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=f"{SEPARATOR}{self._memory_prompt.strip()}"))
         if "".join(p.text for p in pieces) != text:
-            # The pieces must add up to exactly what is sent; if they do not, attribute the whole.
-            return [RequestPart(block=SYSTEM, kind="instruction_file", name="instruction files", source="user memory", text=text)]
+            return self._whole_memory(text)
         return pieces
+
+    def _whole_memory(self, text: str) -> list[RequestPart]:
+        # The pieces must add up to exactly what is sent; if they do not, attribute the whole.
+        return [RequestPart(block=SYSTEM, kind="instruction_file", name="instruction files", source="user memory", text=text)]
 
     # -- each request --------------------------------------------------------------------------
 

@@ -119,6 +119,8 @@ def message_kind(message: Message) -> str:
         return "tool_result"
     if message.role == "user" and message.content.startswith("<system-reminder>") and any(m in message.content for m in SKILLS_MARKERS):
         return "skills_listing"
+    if message.role == "user" and message.content.startswith("<system-reminder>\n## Relevant memory"):
+        return "recalled_memory"
     if message.role == "user" and message.content.lstrip().startswith("<state_snapshot>"):
         return "summary"
     if message.role == "user" and message.content.lstrip().startswith("<system-reminder>"):

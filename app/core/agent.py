@@ -152,8 +152,11 @@ class Agent(CompactionSteps):
         self.on_memory_flush: Callable[[], None] | None = None
         # Told about every tool call that ran (skills activate on the paths it touched).
         self.tool_observers: list[Callable[[ToolCall, dict], None]] = []
-        # Run when a turn ends, however it ends (skill grants are revoked there).
-        self.after_turn: list[Callable[[], None]] = []
+        # Run when a turn starts (memory recall) and when it ends, with whether it finished normally.
+        self.before_turn: list[Callable[[str, list[Message]], None]] = []
+        self.after_turn: list[Callable[[bool], None]] = []
+        # Checked before a tool runs; a returned sentence refuses the call (e.g. a secret bound for team memory).
+        self.tool_guards: list[Callable[[ToolCall, Tool, dict], str | None]] = []
         self._skip_auto = False
         self._pause_noticed = False
         self._task: asyncio.Task[None] | None = None
@@ -210,6 +213,7 @@ class Agent(CompactionSteps):
 
     async def _turn(self, prompt: str, emit: Callable[[object], None]) -> None:
         turn_id = uuid.uuid4().hex[:12]
+        finished = False
         turn_usage = Usage()
         tool_count = 0
         assembler = ReplyAssembler()
@@ -220,6 +224,8 @@ class Agent(CompactionSteps):
             self._record(user, durable=True)
             self.history.append(user)
             emit(TurnStarted(turn_id=turn_id, prompt=prompt))
+            for hook in self.before_turn:
+                hook(prompt, self.history)
             self._skip_auto = False
             requests = overflows = 0
             while True:
@@ -246,6 +252,7 @@ class Agent(CompactionSteps):
                 if not reply.message.tool_calls:
                     if reply.finish_reason == "length":
                         emit(Notice(level="warning", text="The answer was cut off: the model reached its output token limit."))
+                    finished = True
                     emit(TurnFinished(turn_id=turn_id, result=reply.message.content, usage=turn_usage, tool_calls=tool_count))
                     return
                 for call in reply.message.tool_calls:
@@ -266,7 +273,7 @@ class Agent(CompactionSteps):
             emit(TurnFailed(turn_id=turn_id, message=text, error_kind="internal"))
         finally:
             for hook in self.after_turn:
-                hook()
+                hook(finished)
 
     def _over_budget(self, requests: int, started: float) -> str | None:
         limits = self.limits
@@ -323,6 +330,11 @@ class Agent(CompactionSteps):
             self._finish_tool(call, f"Error: {exc}. Call the tool again with valid JSON arguments.", "error", "invalid arguments", emit)
             return
         summary = _safe(lambda: tool.summarize(args), call.name)
+        for guard in self.tool_guards:
+            refusal = guard(call, tool, args)
+            if refusal:
+                self._finish_tool(call, refusal, "rejected", f"{summary} · refused", emit)
+                return
         decision, reason = self.policy.decide(tool, args)
         if decision is PermissionDecision.DENY:
             self._finish_tool(call, f"Permission denied: {reason}.", "rejected", f"{summary} · denied", emit)

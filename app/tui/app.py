@@ -424,6 +424,8 @@ def run_tui(
     settings = settings or load_settings(paths)
     if demo:
         settings.demo = True
+        # The scripted demo model cannot play the memory agents; recall still works (heuristically).
+        settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
     app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest)
     result = app.run()
     return int(result or 0)

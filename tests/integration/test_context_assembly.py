@@ -43,6 +43,7 @@ def _settings(server: FakeOpenAIServer, **context: object) -> Settings:
     settings.model.name = "fake-model"
     settings.model.api_key = "k"
     settings.model.max_retries = 0
+    settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
     for key, value in context.items():
         setattr(settings.context, key, value)
     return settings
@@ -89,7 +90,8 @@ async def test_blocks_arrive_in_spec_order_with_relative_paths_and_imports(fake_
     assert "<!-- Imported from: docs/style.md -->\nUse four spaces.\n<!-- End of import from: docs/style.md -->" in system
     assert "`@not/an/import.md`" in system
     assert "\n\n---\n\n--- Context from: " in system, "the user memory suffix follows the separator"
-    assert system.count("\n\n---\n\n") == 1
+    assert system.count("\n\n---\n\n") == 2, "the user-memory suffix, then the auto-memory section after the files"
+    assert system.index("--- End of Context from: ../.qwen/rules/10-tests.md ---") < system.rindex("\n\n---\n\n")
     assembled = [e for e in events if isinstance(e, ContextAssembled)][0].request
     assert assembled is not None and assembled.system_text == system
     names = [p.name for p in assembled.parts_of("instruction_file")]

@@ -36,6 +36,9 @@ def make_settings(server: FakeOpenAIServer | None = None, **ui: Any) -> Settings
         settings.model.context_window = CONTEXT_WINDOW
         settings.model.max_retries = 0  # an error is one request, not four with back-off
         settings.model.read_timeout = 10.0
+    # Background memory agents would take the scripted replies meant for the conversation;
+    # the memory tests turn them on where they are the subject.
+    settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
     for key, value in ui.items():
         setattr(settings.ui, key, value)
     return settings

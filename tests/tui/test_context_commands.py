@@ -225,7 +225,7 @@ async def test_memory_refresh_rereads_the_files_for_the_next_request(fake_llm: F
 
         await send(pilot, "second")
         second = _system_prompt(fake_llm)
-        assert second.endswith(f"{new_block}\n\n{AGENTS_BLOCK}")
+        assert f"---\n\n{new_block}\n\n{AGENTS_BLOCK}\n\n---\n\n" in second, "the files, then the auto-memory section"
         assert "Use tabs." not in second
         assert [m["content"] for m in fake_llm.requests[-1].conversation if m["role"] == "user"] == ["first", "second"]
 

@@ -125,8 +125,9 @@ async def test_the_map_draws_the_last_request_by_source_with_the_reported_usage(
         names = [block.name for block in context_map.blocks]
         tools = len(app.runtime.registry.schemas())
         assert names[0] == "base prompt"
-        assert names[-7:] == [
+        assert names[-8:] == [
             "QWEN.md",
+            "auto-memory",
             f"tool schemas ({tools})",
             "session prelude (2)",
             "skills listing (1)",

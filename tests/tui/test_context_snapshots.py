@@ -17,7 +17,8 @@ from textual.pilot import Pilot
 
 from app.tui.screens.text_view import TextScreen
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, split_words
-from tests.tui.helpers import make_app, ready, run_command, send, text_screen, wait_until, write_instructions
+from app.config import Settings
+from tests.tui.helpers import make_app, make_settings, ready, run_command, send, text_screen, wait_until, write_instructions
 
 TERMINAL = (160, 40)
 SESSION_ID = "5e55104d-0000-4000-8000-000000000000"
@@ -29,6 +30,13 @@ ANSWER = """This is a **tiny demo** workspace for the TUI tests.
 - `README.md` describes it in one line
 - `QWEN.md` asks for 4-space indents and `make test` before committing
 """
+
+
+def _settings(server: FakeOpenAIServer) -> Settings:
+    """Auto-memory off: its section names the temporary memory directory, which differs on every run."""
+    settings = make_settings(server)
+    settings.memory.enabled = False
+    return settings
 
 
 class _PinnedPrelude(Template):
@@ -85,7 +93,7 @@ async def _quiet(pilot: Pilot) -> None:  # type: ignore[type-arg]
 def test_main_screen_with_the_context_map(snap_compare, fake_llm: FakeOpenAIServer, workspace: Path) -> None:  # type: ignore[no-untyped-def]
     write_instructions(workspace)
     _script(fake_llm)
-    app = make_app(fake_llm, workspace)
+    app = make_app(fake_llm, workspace, settings=_settings(fake_llm))
 
     async def run_before(pilot: Pilot) -> None:  # type: ignore[type-arg]
         await _one_turn(pilot)
@@ -98,7 +106,7 @@ def test_main_screen_with_the_context_map(snap_compare, fake_llm: FakeOpenAIServ
 def test_context_map_block_opened(snap_compare, fake_llm: FakeOpenAIServer, workspace: Path, pinned_sources: None) -> None:  # type: ignore[no-untyped-def]
     write_instructions(workspace)
     _script(fake_llm)
-    app = make_app(fake_llm, workspace)
+    app = make_app(fake_llm, workspace, settings=_settings(fake_llm))
 
     async def run_before(pilot: Pilot) -> None:  # type: ignore[type-arg]
         await _one_turn(pilot)
@@ -114,7 +122,7 @@ def test_context_map_block_opened(snap_compare, fake_llm: FakeOpenAIServer, work
 def test_context_list_report(snap_compare, fake_llm: FakeOpenAIServer, workspace: Path) -> None:  # type: ignore[no-untyped-def]
     write_instructions(workspace)
     _script(fake_llm)
-    app = make_app(fake_llm, workspace)
+    app = make_app(fake_llm, workspace, settings=_settings(fake_llm))
 
     async def run_before(pilot: Pilot) -> None:  # type: ignore[type-arg]
         await _one_turn(pilot)

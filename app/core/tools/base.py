@@ -34,6 +34,8 @@ class ToolContext:
     shell_timeout: float = 120.0
     output_limit: int = 30_000
     read_only_shell: bool = False
+    # Directories outside the workspace that tools may also use (the memory roots).
+    extra_roots: tuple[Path, ...] = ()
 
     def resolve(self, raw: str) -> Path:
         """An absolute path inside the workspace root; raises ToolError otherwise."""
@@ -44,10 +46,11 @@ class ToolContext:
             candidate = self.root / candidate
         resolved = Path(_normalize(candidate))
         real = self.fs.realpath(resolved)
-        root = self.fs.realpath(self.root)
-        if real != root and root not in real.parents:
-            raise ToolError(f"{raw} is outside the workspace ({self.root}); only files inside it can be used")
-        return resolved
+        for allowed in (self.root, *self.extra_roots):
+            root = self.fs.realpath(allowed)
+            if real == root or root in real.parents:
+                return resolved
+        raise ToolError(f"{raw} is outside the workspace ({self.root}); only files inside it can be used")
 
     def contains(self, path: Path) -> bool:
         """Whether ``path``, with symlinks followed, is inside the workspace root."""

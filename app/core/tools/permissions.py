@@ -74,6 +74,10 @@ class PermissionPolicy:
     root: Path | None = None
     warnings: list[str] = field(init=False, default_factory=list)
     session_rules: list[PermissionRule] = field(init=False, default_factory=list)
+    # Rules that ask even in yolo mode and are never turned into "always" (writes to team memory).
+    always_ask: list[PermissionRule] = field(init=False, default_factory=list)
+    # Allow rules the app adds itself (writes into the project and user memory roots).
+    extra_allow: list[PermissionRule] = field(init=False, default_factory=list)
 
     def __post_init__(self) -> None:
         self.mode = _coerce_mode(self.mode, self.warnings)
@@ -94,16 +98,21 @@ class PermissionPolicy:
             return PermissionDecision.DENY, f"denied by rule {rule}"
         if self.mode is ApprovalMode.PLAN and tool.kind is not ToolKind.READ:
             return PermissionDecision.DENY, "plan mode: only read-only tools"
+        rule = _any_part_matches(self.always_ask, call)
+        if rule is not None:
+            return PermissionDecision.ASK, f"rule {rule} always asks, in every mode"
         rule = _any_part_matches(self._ask_rules, call)
         if rule is not None:
             if self.mode is ApprovalMode.YOLO:
                 return PermissionDecision.ALLOW, f"yolo mode (rule {rule} would ask)"
             return PermissionDecision.ASK, f"rule {rule} asks for approval"
         # One pool: a command's parts may be allowed partly by settings, partly by "always".
-        rule = _every_part_matches(self._allow_rules + self.session_rules, call)
+        rule = _every_part_matches(self._allow_rules + self.session_rules + self.extra_allow, call)
         if rule is not None:
             if rule in self._allow_rules:
                 return PermissionDecision.ALLOW, f"allowed by rule {rule}"
+            if rule in self.extra_allow:
+                return PermissionDecision.ALLOW, f"allowed ({rule})"
             return PermissionDecision.ALLOW, f"allowed for this session ({rule})"
         return _mode_default(self.mode, tool.kind)
 

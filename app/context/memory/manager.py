@@ -1,0 +1,378 @@
+"""MemoryManager: the one entry point to auto-memory while the app runs.
+
+Recall is prefetched the moment a prompt arrives and only ever polled; extraction
+runs after a turn in a forked agent (one at a time, the newest request queued);
+dreaming runs behind its gates and a PID lock. Nothing here blocks a request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from string import Template
+from typing import TYPE_CHECKING, Any
+
+from app.context.memory.agents import build_memory_agent
+from app.context.memory.cursor import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
+from app.context.memory.entry import MemoryEntry
+from app.context.memory.forget import ForgetResult, ForgetSelection, apply_forget, select_forget_candidates
+from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
+from app.context.memory.index import rebuild_index
+from app.context.memory.kinds import MemoryScope
+from app.context.memory.lock import acquire_lock, inspect_lock, remove_lock
+from app.context.memory.meta import read_meta, write_meta
+from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
+from app.context.memory.prompt import memory_prompt
+from app.context.memory.recall_task import RecallTask
+from app.context.memory.session_count import count_sessions_since
+from app.context.memory.store import MemoryStore
+from app.context.memory.touched import touched_topics_from_file_paths
+from app.context.memory.writes import written_path
+from app.core.events import ToolCallFinished
+from app.core.history import Message, ToolCall
+
+if TYPE_CHECKING:
+    from app.config import MemorySettings
+    from app.core.llm.provider import Provider
+    from app.paths import Paths
+
+EXTRACT_MAX_REQUESTS, EXTRACT_SECONDS = 5, 120.0
+DREAM_MAX_REQUESTS, DREAM_SECONDS = 8, 300.0
+# A tool result in the transcript the extraction agent reads is cut to this many characters.
+TRANSCRIPT_TOOL_CHARS = 600
+MERGED_MARKER = "(merged into "
+
+
+@dataclass
+class TaskState:
+    """What a background memory task is doing, for the status strip."""
+
+    name: str
+    state: str = "idle"  # idle | queued | running | done | skipped | failed
+    detail: str = ""
+    last_run_at: float | None = None
+
+
+def render_transcript(messages: Iterable[Message]) -> str:
+    """The conversation as plain text for a memory agent: words in full, tool output cut."""
+    lines: list[str] = []
+    for message in messages:
+        if message.role == "user":
+            if not message.content.lstrip().startswith("<system-reminder>"):
+                lines.append(f"User: {message.content}")
+        elif message.role == "assistant":
+            if message.content.strip():
+                lines.append(f"Assistant: {message.content}")
+            lines.extend(f"Assistant called {call.name}({call.arguments})" for call in message.tool_calls)
+        elif message.role == "tool":
+            output = message.content if len(message.content) <= TRANSCRIPT_TOOL_CHARS else message.content[:TRANSCRIPT_TOOL_CHARS] + " …"
+            lines.append(f"Tool result ({message.name}): {output}")
+    return "\n\n".join(lines)
+
+
+class MemoryManager:
+    def __init__(
+        self,
+        paths: Paths,
+        *,
+        session_id: str,
+        settings: MemorySettings,
+        provider: Provider | None = None,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.paths = paths
+        self.mem: MemoryPaths = memory_paths(paths)
+        self.store = MemoryStore(self.mem)
+        self.session_id = session_id
+        self.settings = settings
+        self.provider = provider
+        self.clock = clock
+        self.extraction = TaskState("extraction")
+        self.dream = TaskState("dream")
+        self._recall: RecallTask | None = None
+        self._extract_task: asyncio.Task[None] | None = None
+        self._queued: list[Message] | None = None
+        self._dream_task: asyncio.Task[None] | None = None
+        self._main_wrote_memory = False
+        self._lock_release_failed = False
+        self._listeners: list[Callable[[], None]] = []
+
+    # -- watching it ------------------------------------------------------------------------------
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+
+    def _set(self, task: TaskState, state: str, detail: str = "") -> None:
+        task.state, task.detail = state, detail
+        if state in ("done", "failed"):
+            task.last_run_at = self.clock()
+        for listener in list(self._listeners):
+            try:
+                listener()
+            except Exception:  # a broken viewer must not stop memory work
+                pass
+
+    @property
+    def busy(self) -> bool:
+        return any(t is not None and not t.done() for t in (self._extract_task, self._dream_task))
+
+    # -- what the model sees ----------------------------------------------------------------------
+
+    def prompt_section(self) -> str:
+        """The auto-memory instructions with each scope's index (session start and /memory refresh)."""
+        return memory_prompt(self.mem) if self.settings.enabled else ""
+
+    def entries(self) -> list[MemoryEntry]:
+        return self.store.list_scopes((MemoryScope.PROJECT, MemoryScope.USER, MemoryScope.TEAM))
+
+    def start_recall(self, query: str, recent_tools: Sequence[str] = ()) -> None:
+        """Begin selecting memories for this prompt; never awaited by the request path."""
+        if not (self.settings.enabled and self.settings.recall) or not query.strip():
+            return
+        if self._recall is not None:
+            self._recall.cancel()
+        provider = self.provider if self.settings.recall_model else None
+        self._recall = RecallTask.start(self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock)
+
+    def take_recall(self) -> str | None:
+        """The recalled memories' reminder if selection has finished; handed out once."""
+        return self._recall.take_if_ready() if self._recall is not None else None
+
+    async def wait_recall(self) -> str | None:
+        """For callers that can wait (tests, headless): the reminder when recall settles."""
+        if self._recall is None:
+            return None
+        await self._recall.wait()
+        return self.take_recall()
+
+    # -- hooks into the main agent -------------------------------------------------------------------
+
+    def turn_started(self, prompt: str, history: Sequence[Message]) -> None:
+        self._main_wrote_memory = False
+        recent = [call.name for m in list(history)[-20:] if m.role == "assistant" for call in m.tool_calls]
+        self.start_recall(prompt, recent)
+
+    def tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
+        target = written_path(call.name, args)
+        if target is None:
+            return
+        path = Path(target) if os.path.isabs(target) else self.paths.project_root / target
+        if any(is_auto_mem_path(root, path) for root in (self.mem.project_root, self.mem.user_root, self.mem.team_root)):
+            self._main_wrote_memory = True
+
+    def turn_ended(self, history: Sequence[Message], *, finished: bool) -> None:
+        """After a user turn: extraction (unless the agent saved a memory itself), then the dream gates."""
+        if not (self.settings.enabled and finished):
+            return
+        if self._main_wrote_memory:
+            self._set(self.extraction, "skipped", "the agent saved a memory itself this turn")
+        elif self.settings.extraction:
+            self.schedule_extraction(list(history))
+        if self.settings.dream:
+            self.check_dream()
+
+    def flush(self, history: Sequence[Message]) -> None:
+        """Before a summary replaces the history: get durable facts into memory files first."""
+        if self.settings.enabled and self.settings.extraction:
+            self.schedule_extraction(list(history))
+
+    # -- extraction -----------------------------------------------------------------------------------
+
+    def schedule_extraction(self, history: list[Message]) -> None:
+        if self.provider is None:
+            self._set(self.extraction, "skipped", "no model endpoint")
+            return
+        if self._extract_task is not None and not self._extract_task.done():
+            self._queued = history  # a newer request replaces an older queued one
+            self._set(self.extraction, "queued", "waiting for the running extraction")
+            return
+        self._extract_task = asyncio.create_task(self._extraction_loop(history))
+
+    async def _extraction_loop(self, history: list[Message]) -> None:
+        while True:
+            await self._extract_once(history)
+            if self._queued is None:
+                return
+            history, self._queued = self._queued, None
+
+    async def _extract_once(self, history: list[Message]) -> None:
+        now = self.clock()
+        plan = plan_extraction_start(read_cursor(self.mem.cursor_file), self.session_id, history, now)
+        if plan.skip:
+            write_cursor(self.mem.cursor_file, plan.skip_cursor)  # type: ignore[arg-type]
+            self._set(self.extraction, "skipped", "nothing new since the last extraction")
+            return
+        self._set(self.extraction, "running", f"reading {len(history) - plan.start} new message(s)")
+        roots = [self.mem.project_root, self.mem.user_root]
+        system = Template(_template("extract")).safe_substitute(
+            project_root=str(self.mem.project_root), user_root=str(self.mem.user_root), memory_index=memory_prompt(self.mem) or "(none yet)"
+        )
+        prompt = "The newest part of the conversation:\n\n" + render_transcript(history[plan.start :])
+        try:
+            written, tools_ran, failure = await self._run_agent(system, prompt, roots, EXTRACT_MAX_REQUESTS, EXTRACT_SECONDS)
+        except asyncio.CancelledError:
+            self._set(self.extraction, "failed", "cancelled (the cursor was not moved; it runs again next time)")
+            raise
+        topics = touched_topics_from_file_paths(written, roots)
+        self._rebuild_indexes((MemoryScope.PROJECT, MemoryScope.USER))
+        write_cursor(
+            self.mem.cursor_file,
+            cursor_after_run(self.session_id, start=plan.start, history_length=len(history), touched_topics=bool(topics), tools_ran=tools_ran, now=self.clock()),
+        )
+        meta = read_meta(self.mem.meta_file)
+        write_meta(
+            self.mem.meta_file,
+            replace(
+                meta,
+                last_extraction_at=self.clock(),
+                last_extraction_session_id=self.session_id,
+                last_extraction_touched_topics=tuple(topics),
+                last_extraction_status="updated" if written else "noop",
+            ).touched(self.clock()),
+        )
+        if failure:
+            self._set(self.extraction, "failed", failure)
+        else:
+            self._set(self.extraction, "done", f"saved {len(written)} memor{'y' if len(written) == 1 else 'ies'}" if written else "nothing worth saving")
+
+    async def _run_agent(self, system: str, prompt: str, roots: list[Path], requests: int, seconds: float, *, protect_pinned: bool = False) -> tuple[list[str], bool, str]:
+        """Run a memory agent; returns (files written, whether tools ran, failure message)."""
+        assert self.provider is not None
+        agent = build_memory_agent(self.provider, system, roots, max_requests=requests, time_budget=seconds, protect_pinned=protect_pinned)
+        written: list[str] = []
+        tools_ran = False
+        failure = ""
+        async for event in agent.run(prompt):
+            if isinstance(event, ToolCallFinished):
+                tools_ran = True
+                target = written_path(event.call.name, event.call.arguments)
+                if event.status == "ok" and target:
+                    written.append(target if os.path.isabs(target) else str(agent.tool_context.root / target))
+            elif event.kind == "turn_failed":
+                failure = getattr(event, "message", "the memory agent failed")
+        return written, tools_ran, failure
+
+    def _rebuild_indexes(self, scopes: Iterable[MemoryScope]) -> None:
+        for scope in scopes:
+            try:
+                rebuild_index(self.mem, scope)
+            except Exception:  # an unusable team root: its index stays as it is, the others go on
+                continue
+
+    # -- dreaming ---------------------------------------------------------------------------------------
+
+    def check_dream(self) -> None:
+        if self.provider is None:
+            return
+        now = self.clock()
+        meta = read_meta(self.mem.meta_file)
+        lock = inspect_lock(self.mem.lock_file, now)
+        gate = DreamGateInput(
+            now=now,
+            session_id=self.session_id,
+            enabled=self.settings.dream,
+            last_dream_at=meta.last_dream_at,
+            last_dream_session_id=meta.last_dream_session_id,
+            last_session_scan_at=meta.last_session_scan_at,
+            lock=lock.state,
+            lock_release_failed=self._lock_release_failed,
+            running=self.busy,
+        )
+        decision = evaluate_dream_gates(gate, lambda: count_sessions_since(self.mem.chats_dir, meta.last_dream_at, self.session_id))
+        if decision.scanned_at is not None:
+            write_meta(self.mem.meta_file, replace(meta, last_session_scan_at=decision.scanned_at))
+        if not decision.run:
+            self._set(self.dream, "skipped", str(decision.reason.value if decision.reason else ""))
+            return
+        if decision.remove_lock:
+            remove_lock(self.mem.lock_file)
+        self._dream_task = asyncio.create_task(self._dream())
+
+    def dream_now(self) -> bool:
+        """/dream: consolidate now, gates aside (never two at once, never without a model)."""
+        if self.provider is None:
+            self._set(self.dream, "skipped", "no model endpoint")
+            return False
+        if self._dream_task is not None and not self._dream_task.done():
+            self._set(self.dream, "running", "already consolidating")
+            return False
+        self._dream_task = asyncio.create_task(self._dream())
+        return True
+
+    async def _dream(self) -> None:
+        if not acquire_lock(self.mem.lock_file):
+            self._set(self.dream, "skipped", "another process is consolidating memories")
+            return
+        try:
+            self._set(self.dream, "running", "consolidating project memories")
+            root = self.mem.project_root
+            system = Template(_template("dream")).safe_substitute(project_root=str(root), memory_index=memory_prompt(self.mem) or "(none yet)")
+            written, _, failure = await self._run_agent(system, "Consolidate the project memories now.", [root], DREAM_MAX_REQUESTS, DREAM_SECONDS, protect_pinned=True)
+            merged = self._remove_merged_files()
+            self._rebuild_indexes((MemoryScope.PROJECT,))
+            meta = read_meta(self.mem.meta_file)
+            write_meta(
+                self.mem.meta_file,
+                replace(meta, last_dream_at=self.clock(), last_dream_session_id=self.session_id, last_dream_status="updated" if written else "noop").touched(self.clock()),
+            )
+            if failure:
+                self._set(self.dream, "failed", failure)
+            else:
+                self._set(self.dream, "done", f"{len(written)} file(s) changed, {merged} merged away" if written else "nothing to change")
+        except asyncio.CancelledError:
+            self._set(self.dream, "failed", "cancelled")
+            raise
+        finally:
+            self._lock_release_failed = not remove_lock(self.mem.lock_file)
+
+    def _remove_merged_files(self) -> int:
+        """The dream agent cannot delete; a file it reduced to a merge note is removed here."""
+        removed = 0
+        for entry in self.store.list(MemoryScope.PROJECT):
+            if entry.body.strip().startswith(MERGED_MARKER) and len(entry.body.strip()) < 300:
+                try:
+                    self.store.delete(entry.path)
+                    removed += 1
+                except Exception:
+                    continue
+        return removed
+
+    # -- forgetting ------------------------------------------------------------------------------------
+
+    async def select_forget(self, query: str) -> ForgetSelection:
+        """Candidates only: nothing is deleted until the person confirms (see ``forget``)."""
+        entries = self.store.list_scopes((MemoryScope.PROJECT, MemoryScope.USER))
+        return await select_forget_candidates(query, entries, provider=self.provider)
+
+    def forget(self, targets: Sequence[Any]) -> ForgetResult:
+        result = apply_forget(self.store, targets, now=self.clock())
+        self._rebuild_indexes((MemoryScope.PROJECT, MemoryScope.USER))
+        for listener in list(self._listeners):
+            listener()
+        return result
+
+    # -- shutting down ---------------------------------------------------------------------------------
+
+    async def drain(self, timeout: float) -> None:
+        """Wait for background work; past the timeout cancel it (writes are atomic, cursors stay put)."""
+        tasks = [t for t in (self._extract_task, self._dream_task) if t is not None and not t.done()]
+        if self._recall is not None:
+            self._recall.cancel()
+        if not tasks:
+            return
+        _, pending = await asyncio.wait(tasks, timeout=timeout)
+        for task in pending:
+            task.cancel()
+        if pending:
+            await asyncio.wait(pending, timeout=2)
+
+
+def _template(name: str) -> str:
+    from importlib import resources
+
+    return resources.files("app.context.memory").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")
