@@ -8,6 +8,7 @@ import time
 from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
@@ -24,7 +25,6 @@ from app.core.events import (
 from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
-from app.runtime import NO_ENDPOINT_MESSAGE, Runtime, build_runtime
 from app.tui.commands import parse_command
 from app.tui.compaction_actions import CompactionActions
 from app.tui.skills_actions import SkillsActions
@@ -42,11 +42,21 @@ from app.tui.widgets.prompt import PromptInput
 from app.tui.widgets.status import StatusLine
 from app.tui.widgets.transcript import Entry, entries_from_history
 
+if TYPE_CHECKING:
+    from app.runtime import Runtime
+
 QUIT_WINDOW_SECONDS = 2.0
 HISTORY_LIMIT = 500
 # Priority keys reach the app under a modal too; these act on the conversation behind it, so a
 # modal keeps them (e.g. pageup scrolls the help text, not the hidden conversation).
 CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation"})
+
+
+def build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
+    """app.runtime imports every context package: imported in the worker thread, after the first frame."""
+    from app.runtime import build_runtime as build
+
+    return build(*args, **kwargs)
 
 
 def style_path(name: str) -> Path:
@@ -230,6 +240,8 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, App[int]):
             self.notify("Still starting up; try again in a moment.", severity="warning")
             return
         if self.runtime.agent is None:
+            from app.runtime import NO_ENDPOINT_MESSAGE
+
             self.notify(NO_ENDPOINT_MESSAGE, severity="error", timeout=10)
             return  # the text stays in the prompt
         if self._busy():

@@ -10,15 +10,13 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from app.context.instructions.names import current_context_filename
-from app.context.prompt.base import template
-from app.context.report import RENDERERS, ContextReport
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.text_view import TextScreen
 from app.tui.widgets.context_map import ContextMap
 from app.tui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
+    from app.context.report import ContextReport
     from app.runtime import Runtime
 
 # The side panel opens by itself on terminals at least this wide.
@@ -100,6 +98,8 @@ class ContextActions:
         if report is None:
             self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
             return
+        from app.context.report import RENDERERS
+
         title = {"list": "Context", "detail": "Context (detail)", "map": "Context map", "json": "Context (json)"}[mode]
         self.push_screen(TextScreen(title, RENDERERS[mode](report)))  # type: ignore[attr-defined]
 
@@ -152,6 +152,8 @@ class ContextActions:
         if runtime.agent.busy:
             self.notify("A turn is running; wait for it or press Esc first.", severity="warning")  # type: ignore[attr-defined]
             return
+        from app.context.instructions.names import current_context_filename
+
         name = current_context_filename(runtime.settings.context.file_name)
         target = runtime.paths.project_root / name
         try:
@@ -171,5 +173,7 @@ class ContextActions:
             self._start_init(name)
 
     def _start_init(self, name: str) -> None:
+        from app.context.prompt.base import template
+
         prompt = template("init").replace("$filename", name)
         self._run_turn(prompt)  # type: ignore[attr-defined]

@@ -8,11 +8,10 @@ from typing import TYPE_CHECKING
 from textual import work
 
 from app.config import SettingsError
-from app.settings_file import update_setting
-from app.tui.screens.skills import SkillsScreen
 
 if TYPE_CHECKING:
     from app.context.skills import SkillManager
+    from app.tui.screens.skills import SkillsScreen
     from app.runtime import Runtime
 
 
@@ -23,6 +22,8 @@ class SkillsActions:
         if self.runtime is None:
             self.notify("Still starting up; try again in a moment.", severity="warning")  # type: ignore[attr-defined]
             return
+        from app.tui.screens.skills import SkillsScreen  # the skills package loads on first use
+
         self.push_screen(SkillsScreen(self.runtime.skills))  # type: ignore[attr-defined]
 
     def on_skills_screen_toggled(self, message: SkillsScreen.Toggled) -> None:
@@ -30,6 +31,8 @@ class SkillsActions:
         disabled = set(settings.skills.disabled)
         (disabled.add if message.disabled else disabled.discard)(message.name)
         settings.skills.disabled = sorted(disabled)
+        from app.settings_file import update_setting
+
         path = self.paths.user_settings_file  # type: ignore[attr-defined]
         try:
             update_setting(path, "skills.disabled", settings.skills.disabled)
