@@ -29,6 +29,9 @@ async def shoot() -> list[Path]:
     workspace = Path(tempfile.mkdtemp(prefix="agentctx-shots-ws-"))
     (workspace / ".git").mkdir()
     (workspace / "README.md").write_text("# Demo project\n\nA tiny project for the screenshots.\n")
+    (workspace / "QWEN.md").write_text("# Project rules\n\n- Four-space indents.\n- Run `make test` before committing.\n\nSee @docs/style.md\n")
+    (workspace / "docs").mkdir()
+    (workspace / "docs" / "style.md").write_text("Prefer small functions with clear names.\n")
     from app.config import load_settings
     from app.paths import Paths
     from app.tui.app import AgentctxApp
@@ -42,6 +45,7 @@ async def shoot() -> list[Path]:
         paths = Paths.for_cwd(workspace)
         settings = load_settings(paths, {"model.base_url": server.base_url, "model.name": script.model}, env={"NO_PROXY": "127.0.0.1"})
         settings.demo = True
+        settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
         app = AgentctxApp(settings=settings, paths=paths, warm_up=False)
         async with app.run_test(size=(120, 36)) as pilot:
             app.prompt.cursor_blink = False
@@ -64,6 +68,15 @@ async def shoot() -> list[Path]:
             await pilot.press("f1")
             await pilot.pause(0.2)
             saved.append(Path(app.save_screenshot("help.svg", str(OUT))))
+        wide = AgentctxApp(settings=settings, paths=paths, warm_up=False)
+        async with wide.run_test(size=(160, 40)) as pilot:
+            wide.prompt.cursor_blink = False
+            for prompt in ("read the readme", "list the files"):
+                wide.prompt.load_text(prompt)
+                await pilot.press("enter")
+                await _idle(pilot, wide)
+            await pilot.pause(0.3)
+            saved.append(Path(wide.save_screenshot("context-map.svg", str(OUT))))
         settings_none = load_settings(paths, env={})
         app = AgentctxApp(settings=settings_none, paths=paths, warm_up=False)
         async with app.run_test(size=(120, 36)) as pilot:
