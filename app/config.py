@@ -61,6 +61,9 @@ class ContextSettings:
     per_file_chars: int = 20_000
     total_chars: int = 60_000
     import_format: str = "tree"
+    # The context engine (an entry point in the group agentctx.context_engines); builtin when unset.
+    engine: str = "builtin"
+    engine_options: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass

@@ -13,6 +13,8 @@ from pathlib import Path
 from app import __version__
 from app.config import MemorySettings, Settings
 from app.context.assembler import ContextAssembler
+from app.context.engine import EngineHost, select_engine
+from app.context.engine_turns import TurnLedger
 from app.context.compaction.compactor import Compactor
 from app.core.agent import Agent, AgentLimits
 from app.context.skills import (
@@ -62,7 +64,19 @@ class Runtime:
     resumed_messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
 
-    async def aclose(self) -> None:
+    async def aclose(self, *, drain_seconds: float = 0.0) -> None:
+        """Stop the turn, let background memory work finish (bounded), dispose the engine, close connections."""
+        if self.agent is not None:
+            self.agent.cancel()
+        await self.memory.drain(drain_seconds)
+        ledger = self.assembler.ledger
+        if ledger is not None:
+            dispose = getattr(ledger.engine, "dispose", None)
+            if callable(dispose):
+                try:
+                    dispose()
+                except Exception:
+                    pass
         if self.agent is not None:
             await self.agent.aclose()
 
@@ -153,6 +167,23 @@ def build_runtime(
         memory=memory,
         session_id=opened.recorder.session_id,
     )
+    selection = select_engine(
+        settings.context.engine,
+        EngineHost(
+            state_dir=paths.project_state_dir / "engines" / settings.context.engine,
+            project_root=paths.project_root,
+            model=settings.model.name,
+            context_window=window,
+            settings=dict(settings.context.engine_options),
+        ),
+    )
+    if selection.problem:
+        warnings.append(selection.problem)
+    assembler.ledger = TurnLedger(
+        selection.engine,
+        opened.recorder.session_id,
+        outbox=paths.project_state_dir / "engines" / f"outbox-{opened.recorder.session_id}.json",
+    )
     runtime = Runtime(
         settings=settings,
         paths=paths,
@@ -173,11 +204,12 @@ def build_runtime(
     return runtime
 
 
-def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -> Agent:
+def model_provider(settings: Settings) -> Provider:
+    """The configured endpoint's client (the caller checks ``settings.has_endpoint``)."""
     from app.core.llm.openai_compat import OpenAICompatProvider
 
-    model = runtime.settings.model
-    provider = OpenAICompatProvider(
+    model = settings.model
+    return OpenAICompatProvider(
         base_url=model.base_url,
         model=model.name,
         api_key=model.api_key,
@@ -186,6 +218,11 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         max_output_tokens=model.max_output_tokens,
         temperature=model.temperature,
     )
+
+
+def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -> Agent:
+    model = runtime.settings.model
+    provider = model_provider(runtime.settings)
     paths = runtime.paths
     mem = runtime.memory.mem
     context = ToolContext(
@@ -218,6 +255,7 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         interactive=interactive,
         compactor=compactor,
     )
+    wire_engine(agent, runtime.assembler)
     wire_skills(agent, skills, runtime.policy)
     wire_memory(agent, runtime.memory, runtime.policy, provider)
     return agent
@@ -246,6 +284,16 @@ def _memory_settings(settings: Settings, interactive: bool) -> MemorySettings:
     if interactive or memory.headless_background:
         return memory
     return replace(memory, extraction=False, dream=False)
+
+
+def wire_engine(agent: Agent, assembler: ContextAssembler) -> None:
+    """One engine per logical turn: leased when the user entry is in, committed when the turn finishes."""
+    agent.before_turn.append(lambda prompt, history: assembler.begin_turn(len(history) - 1))
+    agent.after_turn.append(lambda finished: assembler.end_turn(agent.history, finished=finished))
+    ledger = assembler.ledger
+    if ledger is not None and agent.compactor is not None and ledger.engine.info.owns_compaction:
+        agent.compactor.engine = ledger.engine
+        agent.compactor.session_id = assembler.session_id
 
 
 def wire_skills(agent: Agent, skills: SkillManager, policy: PermissionPolicy) -> None:

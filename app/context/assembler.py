@@ -8,6 +8,7 @@ counts are cached per message.
 
 from __future__ import annotations
 
+import logging
 import os
 import time
 from collections.abc import Mapping
@@ -26,6 +27,7 @@ from app.context.memory.manager import MemoryManager
 from app.context.memory.prompt import append_memory_prompt
 from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
+from app.context.engine_turns import TurnLedger
 from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.agent import ContextError
 from app.core.history import Message, Usage
@@ -54,6 +56,7 @@ class ContextAssembler:
     problems: list[str] = field(default_factory=list)
     skills: SkillManager | None = None
     memory: MemoryManager | None = None
+    ledger: TurnLedger | None = None  # the context engine leased per turn; None means the built-in view
     session_id: str = ""
     last_request: AssembledRequest | None = None
     last_usage: Usage | None = None
@@ -180,9 +183,41 @@ class ContextAssembler:
 
     # -- each request --------------------------------------------------------------------------
 
+    # -- the engine's part of a turn -----------------------------------------------------------------
+
+    def begin_turn(self, turn_start: int) -> None:
+        if self.ledger is not None:
+            self.ledger.begin(turn_start)
+
+    def end_turn(self, history: list[Message], *, finished: bool) -> None:
+        ledger = self.ledger
+        if ledger is None:
+            return
+        engine, start = ledger.active, ledger.turn_start
+        ledger.end(history, finished=finished)
+        for message in history[start or 0 :]:
+            _call_quietly(engine, "ingest", self.session_id, message)
+        if finished:
+            _call_quietly(engine, "after_turn", self.session_id, history, start or 0)
+
+    def _engine_view(self, history: list[Message]) -> tuple[list[Message], str]:
+        """The engine picks what of the history before the current entry is seen; this turn's entries follow."""
+        ledger = self.ledger
+        if ledger is None:
+            return history, ""
+        prefix = ledger.prefix(history)
+        current = history[len(prefix) :]
+        try:
+            result = ledger.active.assemble(self.session_id, prefix, token_budget=self.context_window, model=self.model)
+        except Exception as exc:  # a broken engine never stops the turn: the built-in view serves it
+            self.problems.append(f"The context engine failed to assemble ({type(exc).__name__}: {exc}); the built-in view was used.")
+            return history, ""
+        return [*result.messages, *current], result.system_prompt_addition or ""
+
     def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
         if self._prompt_error:
             raise ContextError(self._prompt_error)
+        history, addition = self._engine_view(history)
         history = self.view_of(history)
         history_parts = message_parts(history, first_index=len(self._prelude))
         tool_parts = tool_schema_parts(tools)
@@ -190,6 +225,9 @@ class ContextAssembler:
             part.tokens = self.counter.count(part.text)
         # Fixed parts are copied: a request is a record of what was sent and must not change later.
         system = [replace(p) for p in self._system_parts]
+        if addition:
+            source = self.ledger.active.info.id if self.ledger else ""
+            system.insert(0, RequestPart(block=SYSTEM, kind="section", name="engine addition", source=source, text=f"{addition}\n\n"))
         prelude = [replace(p) for p in self._prelude_parts]
         return AssembledRequest(
             parts=[*system, *tool_parts, *prelude, *history_parts],
@@ -265,3 +303,14 @@ class ContextAssembler:
 
     def instructions_text(self) -> str:
         return self.instructions.text if self.instructions else ""
+
+
+def _call_quietly(engine: object, method: str, *args: object) -> None:
+    """Optional engine hooks: a missing one is fine, a failing one is logged, never raised."""
+    hook = getattr(engine, method, None)
+    if not callable(hook):
+        return
+    try:
+        hook(*args)
+    except Exception:
+        logging.getLogger(__name__).warning("context engine %s() failed", method, exc_info=True)

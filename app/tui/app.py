@@ -30,6 +30,7 @@ from app.tui.compaction_actions import CompactionActions
 from app.tui.skills_actions import SkillsActions
 from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
 from app.tui.keys import GLOBAL_KEYS, bindings
+from app.tui.memory_actions import MemoryActions
 from app.tui.screens.approval import ApprovalScreen
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen
@@ -63,7 +64,7 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(ContextActions, CompactionActions, SkillsActions, App[int]):
+class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryActions, App[int]):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -178,6 +179,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, App[int]):
             self.notify(warning, severity="warning", timeout=8)
             await self.conversation.add(Entry(kind="notice", text=warning))
         status.session_id = runtime.session_id
+        self.watch_memory(runtime.memory)
         status.context_window = runtime.context_window if self.settings.has_endpoint else 0
         last = runtime.agent.last_usage if runtime.agent else None
         status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else 0

@@ -106,8 +106,10 @@ class ContextActions:
     # -- /memory -----------------------------------------------------------------------------------
 
     async def action_memory_command(self, argument: str = "") -> None:
-        action = (argument or "show").strip().lower()
-        if action == "show":
+        action = argument.strip().lower()
+        if not action:
+            self.action_memory_panel()  # type: ignore[attr-defined]
+        elif action == "show":
             self._show_instructions()
         elif action == "refresh":
             await self._refresh_instructions()

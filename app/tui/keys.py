@@ -36,6 +36,7 @@ GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("context_map", "f2", "focus_context_map", "Context map", "Anywhere"),
     KeySpec("compact_now", "f3", "compact_now", "Compact now", "Anywhere", show=False),
     KeySpec("skills", "f4", "skills", "Skills", "Anywhere", show=False),
+    KeySpec("memory_panel", "f5", "memory_panel", "Memory panel", "Anywhere", show=False),
     KeySpec("new_session", "ctrl+n", "new_session", "New session", "Anywhere", show=False),
     KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False, priority=True),
     KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False, priority=True),
@@ -71,7 +72,18 @@ PICKER_KEYS: tuple[KeySpec, ...] = (
     KeySpec("picker_close", "escape", "close", "Close", "Session picker"),
 )
 
-ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + MAP_KEYS + APPROVAL_KEYS + PICKER_KEYS
+MEMORY_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("memory_down", "j", "move(1)", "Next memory (also down)", "Memory panel"),
+    KeySpec("memory_up", "k", "move(-1)", "Previous memory (also up)", "Memory panel"),
+    KeySpec("memory_open", "enter", "open", "Read the memory file", "Memory panel", show=False),
+    KeySpec("memory_edit", "e", "edit", "Edit it in $VISUAL / $EDITOR", "Memory panel"),
+    KeySpec("memory_forget", "d", "forget", "Forget it (asks first)", "Memory panel"),
+    KeySpec("memory_filter", "/", "filter", "Filter by words", "Memory panel"),
+    KeySpec("memory_escape", "escape", "escape", "Leave or clear the filter, else close", "Memory panel"),
+    KeySpec("memory_close", "q,f5", "close", "Close", "Memory panel", show=False),
+)
+
+ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + MAP_KEYS + APPROVAL_KEYS + PICKER_KEYS + MEMORY_KEYS
 
 
 def bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:

@@ -90,7 +90,8 @@ async def test_a_second_session_recalls_what_the_first_saved(fake_llm: FakeOpenA
     path = first.memory.store.write(MemoryScope.PROJECT, "feedback", name="no mocks in db tests", description="integration tests must hit a real database, never mocks", body="Never mock the database.")
     await first.aclose()
     second = build_runtime(_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
-    fake_llm.push(Reply.tool_calls([("c1", "list_directory", {"path": "."})]), Reply.text("I will use the real database."))
+    # Recall is never waited for: a slowly streamed first reply gives it time to settle before the second request.
+    fake_llm.push(Reply.tool_calls([("c1", "list_directory", {"path": "."})], delay=0.25), Reply.text("I will use the real database."))
     await _turn(second, "how should I write the database integration tests?")
     recalled = [m["content"] for m in fake_llm.requests[-1].messages if m["role"] == "user" and "## Relevant memory" in m["content"]]
     assert recalled and "Never mock the database." in recalled[0] and path.exists()

@@ -177,9 +177,6 @@ async def test_memory_show_has_the_injected_text_of_every_file(fake_llm: FakeOpe
         assert screen.subtitle == f"2 file(s) · {format_tokens(tokens)} tokens"
         await _close(pilot)
 
-        screen = await _open(pilot, "/memory")  # show is the default
-        assert screen.body == f"{QWEN_BLOCK}\n\n{AGENTS_BLOCK}"
-
 
 async def test_memory_show_without_instruction_files_says_how_to_add_one(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     app = make_app(fake_llm, workspace)

@@ -11,6 +11,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
+from typing import Any
 
 from app.config import CompactionSettings
 from app.context.compaction.attachments import collect_attachments
@@ -105,6 +106,9 @@ class Compactor:
     # The server's prompt tokens for the last request and our count of that same request.
     reported_prompt: int | None = None
     tracked_at_report: int = 0
+    # A context engine that owns compaction gets every compaction request instead of the summarizer.
+    engine: Any = None
+    session_id: str = ""
 
     @property
     def thresholds(self) -> Thresholds:
@@ -150,6 +154,8 @@ class Compactor:
 
     async def compact(self, history: list[Message], *, trigger: str, focus: str = "", forced: bool = False) -> CompactionResult:
         before = self.count(history)
+        if self.engine is not None:
+            return await self._engine_compact(trigger, focus, forced, before)
         if self.paused and not forced:
             return CompactionResult(trigger, CompressionStatus.NOOP, before, before, detail=f"paused after {MAX_CONSECUTIVE_FAILURES} failures in a row; /compress forces it")
         start = live_tail_start(history)
@@ -194,6 +200,18 @@ class Compactor:
             retry.error = "missing: " + ", ".join(still[:5])
         # Forced (hard limit, overflow, /compress): a summary missing a detail beats a request that cannot be sent.
         return retry
+
+    async def _engine_compact(self, trigger: str, focus: str, forced: bool, before: int) -> CompactionResult:
+        """The engine compacts its own store; the history here stays (its view comes from the engine)."""
+        try:
+            result = await self.engine.compact(self.session_id, force=forced, reason=trigger, custom_instructions=focus)
+        except Exception as exc:
+            return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_MODEL_ERROR, before, f"the context engine failed: {exc}")
+        if not result.ok:
+            return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_MODEL_ERROR, before, result.reason)
+        status = CompressionStatus.COMPRESSED if result.compacted else CompressionStatus.NOOP
+        self.failures = 0
+        return CompactionResult(trigger, status, result.tokens_before or before, result.tokens_after or before, detail=result.reason)
 
     def _lost(self, summary: str, history: list[Message]) -> list[str]:
         return missing_sections(summary) + missing_identifiers(summary, recent_identifiers(history))

@@ -111,6 +111,9 @@ class MemoryManager:
         task.state, task.detail = state, detail
         if state in ("done", "failed"):
             task.last_run_at = self.clock()
+        self._changed()
+
+    def _changed(self) -> None:
         for listener in list(self._listeners):
             try:
                 listener()
@@ -352,8 +355,7 @@ class MemoryManager:
     def forget(self, targets: Sequence[Any]) -> ForgetResult:
         result = apply_forget(self.store, targets, now=self.clock())
         self._rebuild_indexes((MemoryScope.PROJECT, MemoryScope.USER))
-        for listener in list(self._listeners):
-            listener()
+        self._changed()
         return result
 
     # -- shutting down ---------------------------------------------------------------------------------

@@ -23,6 +23,7 @@ class StatusLine(Static):
     context_window: reactive[int] = reactive(0)
     session_id: reactive[str] = reactive("")
     demo: reactive[bool] = reactive(False)
+    memory: reactive[str] = reactive("")  # background memory work, while there is any
 
     def render(self) -> Content:
         parts: list[str] = []
@@ -31,6 +32,8 @@ class StatusLine(Static):
         parts.append(f"[b]{escape(self.model or 'no model configured')}[/b]")
         state_colour = {"idle": "$text-muted", "error": "$error", "waiting for approval": "$warning"}.get(self.state, "$accent")
         parts.append(f"[{state_colour}]{escape(self.state)}[/]")
+        if self.memory:
+            parts.append(f"[$accent]{escape(self.memory)}[/]")
         if self.session_id:
             parts.append(f"[$text-muted]session {escape(self.session_id[:8])}[/]")
         return Content.from_markup("  ·  ".join(parts))
