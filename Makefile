@@ -1,4 +1,5 @@
 # Two commands matter: `make run` and `make test`. Both set everything up first.
+# `make soak` runs the slow reliability scenarios (crash recovery, two processes, long fuzz runs).
 PYTHON ?= python3
 VENV   := .venv
 BIN    := $(VENV)/bin
@@ -9,7 +10,7 @@ export TEXTUAL_ANIMATIONS := none
 export TZ := UTC
 unexport NO_COLOR
 
-.PHONY: run test demo bench snapshots-update screenshots clean
+.PHONY: run test soak demo bench snapshots-update screenshots clean
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is needed (found %s)" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -23,6 +24,10 @@ run: $(STAMP)
 
 test: $(STAMP)
 	$(BIN)/python -m pytest -n auto -q
+
+# Two workers: the scenarios start subprocesses of their own; the report prints at the end.
+soak: $(STAMP)
+	$(BIN)/python -m pytest -n 2 -q -m soak tests/reliability
 
 demo: $(STAMP)
 	$(BIN)/python -m tests.fakes.demo

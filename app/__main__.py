@@ -6,7 +6,6 @@ Heavy modules (Textual, openai) are imported only on the path that needs them.
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from pathlib import Path
 from typing import Sequence
@@ -14,7 +13,7 @@ from typing import Sequence
 from app import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-SUBCOMMANDS = ("sessions", "context", "skills", "memory")
+SUBCOMMANDS = ("hooks", "sessions", "context", "skills", "memory")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -27,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agentctx-tui",
         description="A terminal coding agent that shows what enters the model's context window.",
-        epilog="Subcommands: 'agentctx-tui sessions list [--json]', 'agentctx-tui context [list|detail|map|json]', 'agentctx-tui skills list [--json]', 'agentctx-tui memory list|show|status|recall|forget|index|scan'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
+        epilog="Subcommands: 'agentctx-tui sessions list|search|delete', 'agentctx-tui context [list|detail|map|json]', 'agentctx-tui skills list [--json]', 'agentctx-tui memory list|show|status|recall|forget|index|scan'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
     )
     parser.add_argument("-p", "--prompt", help="run one turn headless with this prompt and print the answer (stdin is appended when piped)")
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text", help="headless output (default: text)")
@@ -43,39 +42,6 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
-def _sessions_command(argv: Sequence[str]) -> int:
-    parser = _Parser(prog="agentctx-tui sessions", description="Sessions recorded for this project.")
-    sub = parser.add_subparsers(dest="action", required=True)
-    listing = sub.add_parser("list", help="newest first")
-    listing.add_argument("--json", action="store_true")
-    listing.add_argument("-n", "--limit", type=int, default=20)
-    listing.add_argument("-C", "--cwd", type=Path)
-    args = parser.parse_args(argv)
-    from app.core.session.listing import list_sessions
-    from app.paths import Paths
-
-    paths = Paths.for_cwd(args.cwd)
-    sessions = list_sessions(paths.chats_dir, limit=args.limit)
-    if args.json:
-        print(json.dumps([
-            {
-                "session_id": s.session_id,
-                "first_prompt": s.first_prompt,
-                "started_at": s.started_at,
-                "updated_at": s.updated_at,
-                "path": str(s.path),
-            }
-            for s in sessions
-        ], ensure_ascii=False, indent=2, default=str))
-        return EXIT_OK
-    if not sessions:
-        print(f"No sessions recorded for {paths.project_root} yet.")
-        return EXIT_OK
-    for s in sessions:
-        print(f"{s.session_id}  {s.updated_at:%Y-%m-%d %H:%M}  {s.first_prompt}")
-    return EXIT_OK
-
-
 def _read_piped_stdin() -> str:
     if sys.stdin is None or sys.stdin.isatty():
         return ""
@@ -89,7 +55,13 @@ def _read_piped_stdin() -> str:
 def main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sessions":
-        return _sessions_command(argv[1:])
+        from app.sessions_cli import sessions_command
+
+        return sessions_command(argv[1:], _Parser)
+    if argv and argv[0] == "hooks":
+        from app.hooks_cli import hooks_command
+
+        return hooks_command(argv[1:], _Parser)
     if argv and argv[0] == "skills":
         from app.skills_cli import skills_command
 

@@ -98,8 +98,18 @@ class MemorySettings:
 
 
 @dataclass
+class SuggestionSettings:
+    # After an answer, suggest the likely next request (greyed in the prompt; Tab or Enter accepts).
+    enabled: bool = True
+    # While you read, run the suggestion in a copy-on-write overlay so accepting it is instant.
+    speculate: bool = True
+
+
+@dataclass
 class SkillsSettings:
     disabled: list[str] = field(default_factory=list)
+    # After 20 tool calls in a session, draft one reusable skill for you to keep or discard.
+    auto_draft: bool = True
 
 
 @dataclass
@@ -107,6 +117,15 @@ class UISettings:
     theme: str = "textual-dark"
     # Finished messages beyond this many are unmounted; the transcript stays in memory.
     max_mounted_messages: int = 40
+
+
+@dataclass
+class SessionSettings:
+    # A short side query after the first finished exchange names the session
+    # (AGENTCTX_DISABLE_AUTO_TITLE=1 also turns it off).
+    auto_title: bool = True
+    # Resuming a session idle for more than 5 minutes shows a "where you left off" recap.
+    recap_on_resume: bool = True
 
 
 @dataclass
@@ -120,10 +139,14 @@ class Settings:
     compaction: CompactionSettings = field(default_factory=CompactionSettings)
     skills: SkillsSettings = field(default_factory=SkillsSettings)
     memory: MemorySettings = field(default_factory=MemorySettings)
+    suggestions: SuggestionSettings = field(default_factory=SuggestionSettings)
+    sessions: SessionSettings = field(default_factory=SessionSettings)
     append_system_prompt: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
     max_turns: int = 50
     demo: bool = False
+    # Hooks of every layer, each tagged with the file it came from (layers add up, they do not replace).
+    hooks: list[dict[str, Any]] = field(default_factory=list, metadata={"internal": True})
     # Not settings: what loading found out.
     sources: list[str] = field(default_factory=list, metadata={"internal": True})
     warnings: list[str] = field(default_factory=list, metadata={"internal": True})
@@ -140,6 +163,7 @@ ENV_VARS: dict[str, str] = {
     "OPENAI_MODEL": "model.name",
     "AGENTCTX_CONTEXT_WINDOW": "model.context_window",
     "AGENTCTX_APPROVAL_MODE": "approval_mode",
+    "AGENTCTX_SUGGESTIONS": "suggestions.enabled",
 }
 
 
@@ -150,6 +174,8 @@ def load_settings(paths: Paths, flags: dict[str, Any] | None = None, env: dict[s
         data = read_settings_file(path)
         if data is not None:
             settings.sources.append(str(path))
+            layer = "project" if path == paths.project_settings_file else "user"
+            settings.hooks.extend(_hook_entries(data.pop("hooks", None), str(path), layer, settings.warnings))
             _apply(settings, data, str(path), settings.warnings)
     env = os.environ if env is None else env
     env_layer: dict[str, Any] = {}
@@ -170,6 +196,26 @@ def load_settings(paths: Paths, flags: dict[str, Any] | None = None, env: dict[s
         )
         settings.approval_mode = "default"
     return settings
+
+
+def _hook_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> list[dict[str, Any]]:
+    """``hooks: {Event: [{matcher, command, timeout}]}`` as flat entries tagged with where they came from."""
+    if raw is None:
+        return []
+    if not isinstance(raw, dict):
+        warnings.append(f"{source}: 'hooks' must be a mapping of event names to lists (ignored)")
+        return []
+    entries: list[dict[str, Any]] = []
+    for event, items in raw.items():
+        if not isinstance(items, list):
+            warnings.append(f"{source}: 'hooks.{event}' must be a list (ignored)")
+            continue
+        for index, item in enumerate(items):
+            if not isinstance(item, dict):
+                warnings.append(f"{source}: 'hooks.{event}[{index}]' must be a mapping (ignored)")
+                continue
+            entries.append({**item, "event": str(event), "file": source, "layer": layer})
+    return entries
 
 
 def read_settings_file(path: Path) -> dict[str, Any] | None:

@@ -40,6 +40,8 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         _line(out, {"type": "session", "session_id": runtime.session_id, "model": runtime.model_label})
     for warning in runtime.warnings:
         print(f"warning: {warning}", file=err)
+    for problem in await runtime.start_session("resume" if runtime.resumed_messages else "startup"):
+        print(f"warning: {problem}", file=err)
     async for event in agent.run(prompt):
         if isinstance(event, ApprovalNeeded) and event.future is not None and not event.future.done():
             event.future.cancel()  # never happens non-interactively; guard against a hang all the same

@@ -6,7 +6,9 @@ the same tools, permissions and session record.
 
 from __future__ import annotations
 
+import asyncio
 import os
+from datetime import datetime
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -14,9 +16,12 @@ from app import __version__
 from app.config import MemorySettings, Settings
 from app.context.assembler import ContextAssembler
 from app.context.engine import EngineHost, select_engine
+from app.context.hooks.bridge import AgentHookBridge, build_hooks
 from app.context.engine_turns import TurnLedger
 from app.context.compaction.compactor import Compactor
 from app.core.agent import Agent, AgentLimits
+from app.context.skills.drafts import SkillDrafter
+from app.context.skills.discovery import skills_dirs
 from app.context.skills import (
     SKILL_TOOL_NAME,
     SkillGrant,
@@ -35,7 +40,9 @@ from app.core.tools.permission_rules import escape_pattern, parse_rule
 from app.core.llm.models import context_window_for
 from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
+from app.core.session.auto_title import AutoTitler
 from app.core.session.recorder import SessionRecorder
+from app.core.session.titles import auto_title_disabled
 from app.core.session.resume import load_session
 from app.core.tools.base import ToolContext
 from app.core.tools.permissions import ApprovalMode, PermissionPolicy
@@ -60,15 +67,36 @@ class Runtime:
     policy: PermissionPolicy
     assembler: ContextAssembler
     skills: SkillManager
+    drafter: SkillDrafter
     memory: MemoryManager
+    hooks: AgentHookBridge
     resumed_messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
+    titles: AutoTitler | None = None
+    # When a resumed session was last written to (its last record), for the recap after a break.
+    last_activity: datetime | None = None
+
+    async def start_session(self, source: str) -> list[str]:
+        """SessionStart and InstructionsLoaded hooks; returns the problems to show (each once)."""
+        await self.hooks.session_started(source)
+        instructions = self.assembler.instructions
+        files = [{"path": str(f.path), "memory_type": str(f.memory_type)} for f in (instructions.files if instructions else [])]
+        if files:
+            await self.hooks.instructions_loaded(files)
+        notices = self.hooks.take_notices()
+        for text in notices:
+            self.recorder.append_system("hook_problem", {"message": text})
+        return notices
 
     async def aclose(self, *, drain_seconds: float = 0.0) -> None:
         """Stop the turn, let background memory work finish (bounded), dispose the engine, close connections."""
         if self.agent is not None:
             self.agent.cancel()
-        await self.memory.drain(drain_seconds)
+        # Memory work and a title query in flight share one bounded wait.
+        drains = [self.memory.drain(drain_seconds), self.drafter.drain(drain_seconds)]
+        if self.titles is not None:
+            drains.append(self.titles.drain(drain_seconds))
+        await asyncio.gather(*drains)
         ledger = self.assembler.ledger
         if ledger is not None:
             dispose = getattr(ledger.engine, "dispose", None)
@@ -112,6 +140,7 @@ class OpenedSession:
     messages: list[Message] = field(default_factory=list)
     warnings: list[str] = field(default_factory=list)
     last_usage: Usage | None = None
+    last_activity: datetime | None = None
 
 
 def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> OpenedSession:
@@ -127,7 +156,8 @@ def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) ->
         return OpenedSession(recorder, warnings=warnings)
     loaded = load_session(summary.path)
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
-    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage)
+    recorder.adopt(title=loaded.title, title_source=loaded.title_source, large_results=loaded.large_results)
+    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at)
 
 
 def build_runtime(
@@ -151,7 +181,14 @@ def build_runtime(
     )
     warnings.extend(policy.warnings)
     skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
+    drafter = SkillDrafter(
+        config_dir=paths.config_dir,
+        skill_dirs=lambda: [d.path.resolve() for d in skills_dirs(paths.project_root, paths.config_dir, _home())],
+        session_id=opened.recorder.session_id,
+        enabled=settings.skills.auto_draft and interactive,
+    )
     memory = MemoryManager(paths, session_id=opened.recorder.session_id, settings=_memory_settings(settings, interactive))
+    memory.refresh_indexes()  # before the prompt reads them: a crash may have left one stale
     registry = builtin_registry()
     registry.register(SkillTool(skills))
     if mode is ApprovalMode.PLAN:
@@ -184,6 +221,15 @@ def build_runtime(
         opened.recorder.session_id,
         outbox=paths.project_state_dir / "engines" / f"outbox-{opened.recorder.session_id}.json",
     )
+    hooks, hook_problems = build_hooks(
+        settings.hooks,
+        cwd=paths.cwd,
+        project_root=paths.project_root,
+        config_dir=paths.config_dir,
+        session_id=opened.recorder.session_id,
+        report=lambda text: None,  # the agent (or start_session) says and records each problem
+    )
+    warnings.extend(hook_problems)
     runtime = Runtime(
         settings=settings,
         paths=paths,
@@ -193,15 +239,30 @@ def build_runtime(
         policy=policy,
         assembler=assembler,
         skills=skills,
+        drafter=drafter,
         memory=memory,
+        hooks=hooks,
         resumed_messages=list(opened.messages),
+        last_activity=opened.last_activity,
         warnings=[*settings.warnings, *warnings, *assembler.problems],
     )
     if settings.has_endpoint:
         runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)
         # The resumed context's size until the next answer reports a fresh one.
         runtime.agent.last_usage = opened.last_usage
+        runtime.titles = wire_titles(runtime.agent, runtime.recorder, enabled=interactive and settings.sessions.auto_title)
     return runtime
+
+
+def wire_titles(agent: Agent, recorder: SessionRecorder, *, enabled: bool) -> AutoTitler:
+    """The session names itself after a finished turn, through the session's own provider.
+
+    Interactive sessions only: a headless run exits right after its answer, and a
+    title query would hold it up (the session is named when next resumed in the TUI).
+    """
+    titles = AutoTitler(recorder, agent.provider, enabled=enabled and not auto_title_disabled())
+    agent.after_turn.append(lambda finished: titles.turn_ended(agent.history, finished=finished))
+    return titles
 
 
 def model_provider(settings: Settings) -> Provider:
@@ -256,7 +317,13 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         compactor=compactor,
     )
     wire_engine(agent, runtime.assembler)
+    agent.hooks = runtime.hooks
+    compactor.pre_compact = runtime.hooks.pre_compact
+    compactor.post_compact = runtime.hooks.post_compact
     wire_skills(agent, skills, runtime.policy)
+    runtime.drafter.provider = provider
+    agent.tool_observers.append(runtime.drafter.tool_ran)
+    agent.after_turn.append(lambda finished: finished and runtime.drafter.maybe_draft(agent.history))
     wire_memory(agent, runtime.memory, runtime.policy, provider)
     return agent
 

@@ -46,6 +46,8 @@ async def shoot() -> list[Path]:
         settings = load_settings(paths, {"model.base_url": server.base_url, "model.name": script.model}, env={"NO_PROXY": "127.0.0.1"})
         settings.demo = True
         settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+        settings.suggestions.enabled = False
+        settings.sessions.auto_title = settings.sessions.recap_on_resume = False  # the script answers turns only
         app = AgentctxApp(settings=settings, paths=paths, warm_up=False)
         async with app.run_test(size=(120, 36)) as pilot:
             app.prompt.cursor_blink = False

@@ -16,6 +16,8 @@ import textual.constants  # noqa: E402
 textual.constants.TEXTUAL_ANIMATIONS = "none"
 
 from tests.fakes.fixtures import fake_llm  # noqa: E402,F401
+# The reliability report (scenarios, inputs fuzzed, bytes lost) at the end of a run.
+from tests.reliability.report import pytest_runtest_logreport, pytest_terminal_summary  # noqa: E402,F401
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -40,4 +42,9 @@ def hermetic_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     monkeypatch.setenv("TZ", "UTC")
+    # Follow-up suggestions send a side query after every answer; the tests of them turn them on.
+    monkeypatch.setenv("AGENTCTX_SUGGESTIONS", "0")
+    # An automatic title is one more request to the scripted server after a turn, which
+    # would take a reply meant for the conversation; the title tests turn it back on.
+    monkeypatch.setenv("AGENTCTX_DISABLE_AUTO_TITLE", "1")
     return home

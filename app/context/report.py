@@ -16,6 +16,7 @@ from typing import Any
 from app.context.compaction.thresholds import compute_thresholds
 from app.context.request import GROUP_ORDER, AssembledRequest, RequestPart
 from app.core.history import Usage
+from app.core.session.delete import CONTEXT_SIDECAR_SUFFIX
 from app.fsutil import atomic_write_text
 
 REPORT_VERSION = 1
@@ -160,7 +161,8 @@ def build_report(
 
 
 def report_path(chats_dir: Path, session_id: str) -> Path:
-    return chats_dir / f"{session_id}.context.json"
+    # The suffix is shared with deleting a session, which removes this file too.
+    return chats_dir / f"{session_id}{CONTEXT_SIDECAR_SUFFIX}"
 
 
 def save_report(report: ContextReport, chats_dir: Path) -> None:

@@ -12,9 +12,9 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
-from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, CompactionSteps
+from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, OVERFLOW_STUCK, CompactionSteps
 from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.events import (
     ApprovalNeeded,
@@ -42,6 +42,7 @@ from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
+from app.core.session.records import SUBTYPE_NOTIFICATION
 from app.core.tools.base import Tool, ToolContext, ToolResult
 from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
@@ -155,6 +156,8 @@ class Agent(CompactionSteps):
         # Run when a turn starts (memory recall) and when it ends, with whether it finished normally.
         self.before_turn: list[Callable[[str, list[Message]], None]] = []
         self.after_turn: list[Callable[[bool], None]] = []
+        # The user's hooks (app.context.hooks.bridge.AgentHookBridge), when any are configured.
+        self.hooks: Any = None
         # Checked before a tool runs; a returned sentence refuses the call (e.g. a secret bound for team memory).
         self.tool_guards: list[Callable[[ToolCall, Tool, dict], str | None]] = []
         self._skip_auto = False
@@ -189,9 +192,13 @@ class Agent(CompactionSteps):
             raise AgentBusy("a turn is already running")
         queue: asyncio.Queue[object] = asyncio.Queue()
 
+        def emit(event: object) -> None:
+            self._record_notification(event)
+            queue.put_nowait(event)
+
         async def guarded() -> None:
             try:
-                await work(queue.put_nowait)
+                await work(emit)
             finally:
                 queue.put_nowait(_END)
 
@@ -226,6 +233,11 @@ class Agent(CompactionSteps):
             emit(TurnStarted(turn_id=turn_id, prompt=prompt))
             for hook in self.before_turn:
                 hook(prompt, self.history)
+            blocked = await self._prompt_hooks(prompt, emit)
+            if blocked:
+                self._record_system("hook_blocked", {"reason": blocked})
+                emit(TurnFailed(turn_id=turn_id, message=f"A UserPromptSubmit hook blocked this prompt: {blocked}", error_kind="hook"))
+                return
             self._skip_auto = False
             requests = overflows = 0
             while True:
@@ -244,7 +256,9 @@ class Agent(CompactionSteps):
                     if overflows > MAX_OVERFLOW_COMPACTIONS:
                         raise LLMError(OVERFLOW_ADVICE.format(n=MAX_OVERFLOW_COMPACTIONS), kind="context_length") from None
                     # The server refused the request as too long: compact and send it again.
-                    await self._compact(emit, trigger="overflow", forced=True)
+                    compaction = await self._compact(emit, trigger="overflow", forced=True)
+                    if not compaction.ok:
+                        raise LLMError(OVERFLOW_STUCK.format(error=error.message, compaction=compaction.message), kind="context_length") from None
                     continue
                 if reply.usage is not None:
                     turn_usage = turn_usage + reply.usage
@@ -262,18 +276,38 @@ class Agent(CompactionSteps):
             self._after_cancel(assembler)
             emit(TurnCancelled(turn_id=turn_id))
         except LLMError as error:
-            self._record_system("error", {"message": error.message, "kind": error.kind})
             emit(TurnFailed(turn_id=turn_id, message=error.message, error_kind=error.kind))
         except ContextError as error:
-            self._record_system("error", {"message": str(error), "kind": "context"})
             emit(TurnFailed(turn_id=turn_id, message=str(error), error_kind="context"))
         except Exception as error:  # a bug must end the turn visibly, not hang the UI
             text = f"Internal error: {type(error).__name__}: {error}"
-            self._record_system("error", {"message": text, "kind": "internal"})
             emit(TurnFailed(turn_id=turn_id, message=text, error_kind="internal"))
         finally:
             for hook in self.after_turn:
                 hook(finished)
+            await self._stop_hooks("finished" if finished else "stopped", emit)
+
+    async def _prompt_hooks(self, prompt: str, emit: Callable[[object], None]) -> str | None:
+        if self.hooks is None:
+            return None
+        blocked = await self.hooks.prompt_submitted(prompt)
+        self._hook_notices(emit)
+        return blocked
+
+    async def _stop_hooks(self, outcome: str, emit: Callable[[object], None]) -> None:
+        if self.hooks is None:
+            return
+        try:
+            await self.hooks.turn_stopped(outcome)
+        except Exception:  # a hook never breaks a turn, not even its end
+            return
+        self._hook_notices(emit)
+
+    def _hook_notices(self, emit: Callable[[object], None]) -> None:
+        """Problems with hooks are said once, in the conversation and in the record."""
+        for text in self.hooks.take_notices() if self.hooks is not None else []:
+            self._record_system("hook_problem", {"message": text})
+            emit(Notice(level="warning", text=text))
 
     def _over_budget(self, requests: int, started: float) -> str | None:
         limits = self.limits
@@ -335,7 +369,15 @@ class Agent(CompactionSteps):
             if refusal:
                 self._finish_tool(call, refusal, "rejected", f"{summary} · refused", emit)
                 return
+        verdict = await self.hooks.before_tool(call, args) if self.hooks is not None else None
+        self._hook_notices(emit)
+        if verdict is not None and verdict.decision == "deny":
+            reason = verdict.reason or "no reason given"
+            self._finish_tool(call, f"A PreToolUse hook denied this call: {reason}.", "rejected", f"{summary} · denied by a hook", emit)
+            return
         decision, reason = self.policy.decide(tool, args)
+        if verdict is not None and verdict.decision == "ask" and decision is PermissionDecision.ALLOW:
+            decision = PermissionDecision.ASK
         if decision is PermissionDecision.DENY:
             self._finish_tool(call, f"Permission denied: {reason}.", "rejected", f"{summary} · denied", emit)
             return
@@ -354,6 +396,9 @@ class Agent(CompactionSteps):
         for observe in self.tool_observers:
             observe(call, args)
         status = "error" if result.is_error else "ok"
+        if self.hooks is not None:
+            await self.hooks.after_tool(call, args, result.output, status)
+            self._hook_notices(emit)
         line = f"{summary} · {result.summary}" if result.summary else summary
         self._finish_tool(call, result.output, status, line, emit)
 
@@ -398,6 +443,19 @@ class Agent(CompactionSteps):
         if self.recorder is not None:
             model = self.provider.model if message.role == "assistant" else None
             self.recorder.append_message(message, usage=usage, model=model, durable=durable)
+
+    def _record_notification(self, event: object) -> None:
+        """Errors and warnings the person is shown during a turn go into the record too."""
+        if isinstance(event, Notice) and event.level in ("warning", "error"):
+            payload: dict = {"level": event.level, "message": event.text}
+        elif isinstance(event, TurnFailed):
+            payload = {"level": "error", "message": event.message, "kind": event.error_kind}
+        else:
+            return
+        try:
+            self._record_system(SUBTYPE_NOTIFICATION, payload)
+        except OSError:
+            pass  # the person still sees it; a full disk must not also stop the turn's events
 
     def _record_system(self, subtype: str, payload: dict) -> None:
         if self.recorder is not None:

@@ -29,10 +29,10 @@ if TYPE_CHECKING:
 
 Emit = Callable[[object], None]
 MAX_OVERFLOW_COMPACTIONS = 3
-OVERFLOW_ADVICE = (
-    "The conversation does not fit the model's context window even after compacting it {n} times. "
-    "Start a new session (/new), or /compress with a focus on what matters now."
-)
+NEW_SESSION_ADVICE = "Start a new session (/new), or /compress with a focus on what matters now."
+OVERFLOW_ADVICE = "The conversation does not fit the model's context window even after compacting it {n} times. " + NEW_SESSION_ADVICE
+# A compaction that made nothing smaller: sending the same request again would only be refused again.
+OVERFLOW_STUCK = "{error} Compacting did not help: {compaction} " + NEW_SESSION_ADVICE
 
 
 class CompactionSteps:
@@ -70,7 +70,9 @@ class CompactionSteps:
 
     def _add_reminders(self) -> None:
         """Reminders join the conversation (and the record) so later requests keep a stable prefix."""
-        for text in self.assembler.reminders():  # type: ignore[attr-defined]
+        hooks = getattr(self, "hooks", None)
+        extra = hooks.take_reminders() if hooks is not None else []
+        for text in [*self.assembler.reminders(), *extra]:  # type: ignore[attr-defined]
             message = Message.user(text)
             self.history.append(message)  # type: ignore[attr-defined]
             self._record(message)  # type: ignore[attr-defined]

@@ -78,7 +78,7 @@ class Message:
                     {
                         "id": call.id,
                         "type": "function",
-                        "function": {"name": call.name, "arguments": call.arguments or "{}"},
+                        "function": {"name": call.name, "arguments": wire_arguments(call.arguments)},
                     }
                     for call in self.tool_calls
                 ]
@@ -151,6 +151,19 @@ class Usage:
     def from_dict(cls, data: dict[str, Any] | None) -> Usage:
         data = data or {}
         return cls(**{k: int(data.get(k) or 0) for k in cls().to_dict()})
+
+
+def wire_arguments(text: str) -> str:
+    """A tool call's arguments as they are sent back: a JSON object, ``{}`` when the model's were not one.
+
+    Some servers parse the arguments of every earlier call in the history (vLLM did
+    until it learned to coerce them); one malformed call would then fail every later
+    request of the session. The record keeps what the model actually sent.
+    """
+    try:
+        return text if isinstance(json.loads(text), dict) else "{}"
+    except (ValueError, RecursionError):
+        return "{}"
 
 
 def close_dangling_tool_calls(history: list[Message], reason: str) -> list[Message]:

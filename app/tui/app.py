@@ -27,10 +27,13 @@ from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
 from app.tui.commands import parse_command
 from app.tui.compaction_actions import CompactionActions
+from app.tui.hooks_actions import HooksActions
+from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
 from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
 from app.tui.keys import GLOBAL_KEYS, bindings
 from app.tui.memory_actions import MemoryActions
+from app.tui.session_actions import SessionActions
 from app.tui.screens.approval import ApprovalScreen
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen
@@ -47,6 +50,10 @@ if TYPE_CHECKING:
     from app.runtime import Runtime
 
 QUIT_WINDOW_SECONDS = 2.0
+# On quit, background memory work and a title query get this long to finish.
+EXIT_DRAIN_SECONDS = 5.0
+# The picker lists this many sessions; its search covers every one.
+PICKER_LIMIT = 1000
 HISTORY_LIMIT = 500
 # Priority keys reach the app under a modal too; these act on the conversation behind it, so a
 # modal keeps them (e.g. pageup scrolls the help text, not the hidden conversation).
@@ -64,7 +71,7 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryActions, App[int]):
+class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryActions, HooksActions, SessionActions, SuggestionActions, App[int]):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -188,20 +195,33 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         status.state = "idle"
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)
+        self._start_hooks(runtime, "resume" if (resume or continue_latest) else "startup")
+        if resume or continue_latest:
+            self.recap_after_break(runtime)
         if self._watch:
             self._watch_skills(runtime.skills)
 
     def action_sessions(self) -> None:
+        if not isinstance(self.screen, SessionPickerScreen):
+            self._open_picker()
+
+    @work(exclusive=True, group="session-picker", exit_on_error=False)
+    async def _open_picker(self) -> None:
         from app.core.session.listing import list_sessions
 
-        sessions = list_sessions(self.paths.chats_dir, limit=200)
+        # Off the event loop: a project can hold a thousand sessions.
+        try:
+            sessions = await asyncio.to_thread(list_sessions, self.paths.chats_dir, limit=PICKER_LIMIT)
+        except OSError as error:  # e.g. the data dir is unreadable: say so rather than do nothing
+            self.notify(f"Could not list the sessions: {error}", severity="error", timeout=8)
+            return
         current = self.runtime.session_id if self.runtime else None
 
         def chosen(session_id: str | None) -> None:
             if session_id and session_id != current:
                 self._switch_session(session_id)
 
-        self.push_screen(SessionPickerScreen(sessions, current=current), chosen)
+        self.push_screen(SessionPickerScreen(sessions, current=current, chats_dir=self.paths.chats_dir), chosen)
 
     def _switch_session(self, session_id: str) -> None:
         if self._busy():
@@ -236,6 +256,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
                 return
             self._clear_prompt(text)
+            self.record_slash_command(text.strip())
             await self.run_action(parsed.command.action_call(parsed.argument))
             return
         if self.runtime is None:
@@ -271,8 +292,13 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         conversation.anchor()
         self.status.state = "thinking…"
         handler = TurnView(self, conversation)
+        self.dismiss_suggestion()
+        finished = False
         async for event in agent.run(prompt):
             await handler.handle(event)
+            finished = event.kind == "turn_finished"
+        if finished:
+            self.after_answer()
 
     def ask_approval(self, event: ApprovalNeeded, entry: Entry | None) -> None:
         future = event.future
@@ -324,7 +350,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
 
     async def on_unmount(self) -> None:
         if self.runtime is not None:
-            await self.runtime.aclose()
+            await self.runtime.aclose(drain_seconds=EXIT_DRAIN_SECONDS)
 
     async def action_quit(self) -> None:
         self._save_draft()
@@ -392,8 +418,10 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     def _append_input_history(self, text: str) -> None:
         try:
             ensure_private_dir(self.paths.project_state_dir)
-            with self.paths.input_history_file.open("a", encoding="utf-8") as handle:
-                handle.write(json.dumps(text, ensure_ascii=False) + "\n")
+            # Bytes in one write, as the session record does: a long prompt is never split in two.
+            line = (json.dumps(text, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+            with self.paths.input_history_file.open("ab") as handle:
+                handle.write(line)
         except OSError as exc:
             self.notify(f"Could not save the prompt history: {exc}", severity="warning")
 
@@ -440,6 +468,8 @@ def run_tui(
         settings.demo = True
         # The scripted demo model cannot play the memory agents; recall still works (heuristically).
         settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+        settings.suggestions.enabled = False
+        settings.sessions.auto_title = settings.sessions.recap_on_resume = False
     app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest)
     result = app.run()
     return int(result or 0)

@@ -69,7 +69,11 @@ APPROVAL_KEYS: tuple[KeySpec, ...] = (
 
 PICKER_KEYS: tuple[KeySpec, ...] = (
     KeySpec("picker_open", "enter", "open", "Open the selected session", "Session picker"),
-    KeySpec("picker_close", "escape", "close", "Close", "Session picker"),
+    KeySpec("picker_search", "/", "search", "Search titles, first prompts and what was said", "Session picker"),
+    KeySpec("picker_delete", "d", "delete", "Delete the selected session (asks first)", "Session picker"),
+    KeySpec("picker_down", "down", "move(1)", "Next session (also from the search box)", "Session picker", show=False),
+    KeySpec("picker_up", "up", "move(-1)", "Previous session", "Session picker", show=False),
+    KeySpec("picker_close", "escape", "escape", "Clear the search, else close", "Session picker"),
 )
 
 MEMORY_KEYS: tuple[KeySpec, ...] = (

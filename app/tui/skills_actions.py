@@ -24,7 +24,8 @@ class SkillsActions:
             return
         from app.tui.screens.skills import SkillsScreen  # the skills package loads on first use
 
-        self.push_screen(SkillsScreen(self.runtime.skills))  # type: ignore[attr-defined]
+        runtime = self.runtime
+        self.push_screen(SkillsScreen(runtime.skills, config_dir=runtime.paths.config_dir, project_root=runtime.paths.project_root))  # type: ignore[attr-defined]
 
     def on_skills_screen_toggled(self, message: SkillsScreen.Toggled) -> None:
         settings = self.settings  # type: ignore[attr-defined]

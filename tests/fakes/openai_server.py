@@ -144,7 +144,7 @@ ToolCallLike = Union[ToolCall, tuple[Union[str, None], str, Union[str, Sequence[
 class Reply:
     """What the server does with one chat request.  Build it with the classmethods."""
 
-    kind: str  # "completion" | "error" | "drop" | "stall" | "garbage" | "stream_error"
+    kind: str  # "completion" | "error" | "drop" | "stall" | "garbage" | "stream_error" | "sse"
     content: tuple[str, ...] = ()
     reasoning: tuple[str, ...] = ()
     calls: tuple[ToolCall, ...] = ()  # tool calls
@@ -158,6 +158,8 @@ class Reply:
     content_type: str | None = None
     seconds: float = 0.0
     error_object: Mapping[str, Any] | None = None  # for stream_error
+    events: tuple[Any, ...] = ()  # for sse: the data payloads, verbatim
+    done: bool = True  # for sse: end with data: [DONE]
 
     # -- normal replies -----------------------------------------------------------
 
@@ -280,6 +282,30 @@ class Reply:
             finish_reason=None,
             error_object={"message": message, "type": type, "code": code},
         )
+
+    @classmethod
+    def sse(cls, *events: str | Mapping[str, Any], done: bool = True, delay: float = 0.0) -> Reply:
+        """Stream exactly these SSE ``data:`` payloads (a str as written, a mapping as JSON), then ``[DONE]``.
+
+        For what the well-formed kinds cannot say: a malformed chunk
+        (``"{not json"``), a chunk with fields no spec has, a stream without a
+        finish.  :meth:`chunk` builds an ordinary chunk to put around them.  A
+        non-streaming request gets HTTP 500 (these are stream-only faults).
+        """
+        return cls(kind="sse", events=tuple(events), delay=delay, finish_reason=None, done=done)
+
+    @staticmethod
+    def chunk(delta: Mapping[str, Any] | None = None, finish_reason: str | None = None, **extra: Any) -> dict[str, Any]:
+        """A ``chat.completion.chunk`` object for :meth:`sse`; ``extra`` adds (or overrides) top-level fields."""
+        chunk: dict[str, Any] = {
+            "id": "chatcmpl-fake-sse",
+            "object": "chat.completion.chunk",
+            "created": int(time.time()),
+            "model": "fake-model",
+            "choices": [{"index": 0, "delta": dict(delta or {}), "logprobs": None, "finish_reason": finish_reason}],
+        }
+        chunk.update(extra)
+        return chunk
 
     def with_model(self, model: str | None) -> Reply:
         return replace(self, model=model)
@@ -561,6 +587,9 @@ class _Responder:
 
     def _complete(self) -> None:
         r = self.reply
+        if r.kind == "sse":
+            self.h._send_error_json(500, "fake OpenAI server: an sse reply needs a streaming request", "fake_server_error")
+            return
         if r.kind == "stream_error":
             self.h._send_json(500, {"error": dict(r.error_object or {})})
             return
@@ -613,6 +642,9 @@ class _Responder:
         h.end_headers()
         h.wfile.flush()
 
+        if r.kind == "sse":
+            self._raw_events()
+            return
         self._event(self._chunk({"role": "assistant", "content": ""}), pause=False)
         for piece in r.reasoning:
             self._event(self._chunk({"reasoning_content": piece}))
@@ -645,6 +677,15 @@ class _Responder:
             usage_chunk["usage"] = self._usage()
             self._event(usage_chunk, pause=False)
         self._event("[DONE]", pause=False)
+        self._end_body()
+
+
+    def _raw_events(self) -> None:
+        r = self.reply
+        for index, payload in enumerate(r.events):
+            self._event(payload, pause=index > 0)
+        if r.done:
+            self._event("[DONE]", pause=False)
         self._end_body()
 
 

@@ -384,6 +384,34 @@ async def test_sdk_garbage_replies(fake_llm: FakeOpenAIServer) -> None:
     assert chunks == []
 
 
+def test_raw_sse_events_are_sent_verbatim(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.push(
+        Reply.sse(Reply.chunk({"content": "a"}), "{not json", Reply.chunk({}, "stop", x_vendor={"k": 1})),
+        Reply.sse(Reply.chunk({"content": "b"}), done=False),
+    )
+    first = raw_post(fake_llm, {"model": "m", "messages": USER, "stream": True})
+    payloads = sse_payloads(first.text)
+    assert json.loads(payloads[0])["choices"][0]["delta"] == {"content": "a"}
+    assert payloads[1] == "{not json"
+    assert json.loads(payloads[2])["x_vendor"] == {"k": 1} and payloads[3] == "[DONE]"
+    second = raw_post(fake_llm, {"model": "m", "messages": USER, "stream": True})
+    assert sse_payloads(second.text)[-1] != "[DONE]"
+    fake_llm.push(Reply.sse("{}"))
+    assert raw_post(fake_llm, {"model": "m", "messages": USER}).status_code == 500
+
+
+async def test_sdk_sse_unknown_fields_pass_and_malformed_json_raises(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.push(
+        Reply.sse(Reply.chunk({"content": "hi", "x_new": [1]}, x_vendor="yes"), Reply.chunk({}, "stop")),
+        Reply.sse(Reply.chunk({"content": "par"}), "{not json"),
+    )
+    async with sdk(fake_llm) as client:
+        chunks = await collect(await client.chat.completions.create(model="m", messages=USER, stream=True))
+        assert chunks[0].choices[0].delta.content == "hi" and chunks[-1].choices[0].finish_reason == "stop"
+        with pytest.raises(ValueError):  # json.JSONDecodeError, raised while iterating
+            await collect(await client.chat.completions.create(model="m", messages=USER, stream=True))
+
+
 async def test_sdk_empty_queue_says_script_ran_out(fake_llm: FakeOpenAIServer) -> None:
     async with sdk(fake_llm) as client:
         with pytest.raises(openai.InternalServerError) as info:

@@ -175,7 +175,8 @@ async def test_model_error_keeps_the_user_message_and_the_session_usable(fake_ll
     assert isinstance(failed, TurnFailed) and failed.error_kind == "auth" and "API key" in failed.message
     loaded = load_session(agent.recorder.path)  # type: ignore[union-attr]
     assert loaded.messages[0].content == "first words"
-    assert ("system", "error") in _record_types(chats)
+    [notification] = [r for r in loaded.records if r.subtype == "notification"]
+    assert notification.system_payload == {"level": "error", "message": failed.message, "kind": "auth"}
     fake_llm.push(Reply.text("Now it works."))
     events = await run_turn(agent, "again")
     assert isinstance(events[-1], TurnFinished)

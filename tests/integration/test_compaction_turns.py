@@ -198,7 +198,7 @@ async def test_overflow_is_recovered_by_compacting_and_retrying(fake_llm: FakeOp
     assert isinstance(events[-1], TurnFinished) and events[-1].result == "made it"
 
 
-async def test_overflow_gives_up_after_three_compactions_with_advice(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+async def test_overflow_gives_up_with_advice_once_compacting_stops_helping(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
     agent = make_agent(fake_llm, workspace, tmp_path / "chats")
     agent.history.extend(_long_history(3, 400))
     _compactor(agent, 1_000_000)
@@ -207,7 +207,9 @@ async def test_overflow_gives_up_after_three_compactions_with_advice(fake_llm: F
         fake_llm.push(Reply.error(400, too_long), Reply.text(GOOD_SUMMARY))
     events = await run_turn(agent, "q")
     failed = events[-1]
-    assert isinstance(failed, TurnFailed) and "/new" in failed.message and "3 times" in failed.message
+    assert isinstance(failed, TurnFailed) and "/new" in failed.message and "Compacting did not help" in failed.message
+    # refused, compacted, refused, compaction inflated: the same request is not sent a third time.
+    assert len(fake_llm.requests) == 4
 
 
 async def test_quality_check_asks_once_for_the_lost_identifiers(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:

@@ -100,14 +100,15 @@ def test_model_error_exits_1_with_one_sentence_and_keeps_the_message(fake_llm: F
 
 
 def test_unreachable_endpoint_exits_1(workspace: Path) -> None:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    env = {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_MODEL": "m", "OPENAI_API_KEY": "k"}
     settings = workspace / ".qwen" / "settings.yaml"
     settings.parent.mkdir()
     settings.write_text("model:\n  max_retries: 0\n", encoding="utf-8")
-    result = cli(["-p", "hello"], cwd=workspace, env=env)
+    # Bound but never listening: connections are refused, and no parallel test can take the port meanwhile.
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+        env = {"OPENAI_BASE_URL": f"http://127.0.0.1:{port}/v1", "OPENAI_MODEL": "m", "OPENAI_API_KEY": "k"}
+        result = cli(["-p", "hello"], cwd=workspace, env=env)
     assert result.returncode == 1
     assert f"Could not reach the model endpoint at http://127.0.0.1:{port}/v1 (connection refused)" in result.stderr
 

@@ -132,12 +132,12 @@ async def test_client_errors_are_not_retried(fake_llm: FakeOpenAIServer, status:
 
 
 async def test_connection_refused_gives_one_clear_sentence() -> None:
-    with socket.socket() as probe:
+    with socket.socket() as probe:  # bound, never listening: refused, and no parallel test takes the port
         probe.bind(("127.0.0.1", 0))
         port = probe.getsockname()[1]
-    provider = OpenAICompatProvider(base_url=f"http://127.0.0.1:{port}/v1", model="m", connect_timeout=2)
-    with pytest.raises(LLMError) as caught:
-        await _collect(provider, _request())
+        provider = OpenAICompatProvider(base_url=f"http://127.0.0.1:{port}/v1", model="m", connect_timeout=2)
+        with pytest.raises(LLMError) as caught:
+            await _collect(provider, _request())
     assert caught.value.kind == "connection"
     assert f"127.0.0.1:{port}" in caught.value.message
     assert "connection refused" in caught.value.message

@@ -39,6 +39,9 @@ def make_settings(server: FakeOpenAIServer | None = None, **ui: Any) -> Settings
     # Background memory agents would take the scripted replies meant for the conversation;
     # the memory tests turn them on where they are the subject.
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    settings.suggestions.enabled = False
+    # Likewise the session's own side queries (its title, the recap after a break).
+    settings.sessions.auto_title = settings.sessions.recap_on_resume = False
     for key, value in ui.items():
         setattr(settings.ui, key, value)
     return settings
@@ -212,13 +215,32 @@ def record_session(
     *,
     session_id: str | None = None,
     mtime: float | None = None,
+    timestamp: str | None = None,
+    cwd: Path | None = None,
+    git_branch: str | None = None,
+    title: tuple[str, str] | None = None,
 ) -> Path:
-    """Write a session file the way a real run would, optionally with a pinned modification time."""
+    """Write a session file the way a real run would.
+
+    Pinned for snapshots and for the recap after a break: the modification time,
+    every record's timestamp, the cwd in each record (it sets the file's size) and
+    the branch; ``title`` is ``(text, "manual" | "auto")`` recorded after the messages.
+    """
     import os
 
-    recorder = SessionRecorder(paths.chats_dir, session_id=session_id, cwd=paths.cwd, version="test")
+    clock = (lambda: timestamp) if timestamp is not None else None
+    recorder = SessionRecorder(
+        paths.chats_dir,
+        session_id=session_id,
+        cwd=cwd or paths.cwd,
+        version="test",
+        git_branch=git_branch,
+        **({"clock": clock} if clock else {}),
+    )
     for message in messages:
         recorder.append_message(message)
+    if title is not None:
+        recorder.append_title(*title)
     if mtime is not None:
         os.utime(recorder.path, (mtime, mtime))
     return recorder.path

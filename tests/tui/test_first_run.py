@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from textual.widgets import Static
+from textual.widgets import OptionList, Static
 
 from app.config import Settings
 from app.tui.screens.first_run import FirstRunScreen
@@ -48,7 +48,8 @@ async def test_first_run_screen_explains_the_setup_and_the_app_still_works(works
 
         await pilot.press("ctrl+r")
         await wait_until(pilot, lambda: isinstance(app.screen, SessionPickerScreen), what="picker")
-        assert "No sessions recorded" in rendered_text(app.screen.query_one("#sessions-empty", Static))
+        empty = app.screen.query_one("#sessions-list", OptionList).get_option_at_index(0)
+        assert "No sessions recorded" in str(empty.prompt) and empty.disabled
         await pilot.press("escape")
         await wait_until(pilot, lambda: not isinstance(app.screen, SessionPickerScreen))
 

@@ -191,10 +191,10 @@ async def test_d_then_y_deletes_exactly_that_file_and_rebuilds_the_index(fake_ll
 @pytest.mark.parametrize("key", ["n", "escape"])
 async def test_d_then_n_or_escape_deletes_nothing(key: str, fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     mem = seed(workspace)
-    before = {p: p.read_bytes() for p in mem.project_root.rglob("*") if p.is_file()}
     app = make_app(fake_llm, workspace)
     async with app.run_test(size=SIZE) as pilot:
-        await ready(pilot)
+        await ready(pilot)  # session start may rebuild a stale index: compare from here on
+        before = {p: p.read_bytes() for p in mem.project_root.rglob("*") if p.is_file()}
         screen = await open_panel(pilot)
         await pilot.press("d")
         await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="confirmation")

@@ -118,14 +118,17 @@ def test_help_screen(snap_compare, fake_llm: FakeOpenAIServer, workspace: Path) 
 
 
 def test_session_picker(snap_compare, fake_llm: FakeOpenAIServer, workspace: Path, paths: Paths) -> None:  # type: ignore[no-untyped-def]
-    record_session(paths, exchange("fix the failing parser test", "Fixed."), session_id="11111111-1111-4111-8111-111111111111", mtime=T0)
+    # The rows show each file's size, which depends on the cwd written into every record: pinned.
+    cwd = Path("/home/dev/project")
+    record_session(paths, exchange("fix the failing parser test", "Fixed."), session_id="11111111-1111-4111-8111-111111111111", mtime=T0, cwd=cwd)
     record_session(
         paths,
         exchange("write a README section about the keymap setting and its defaults", "Done."),
         session_id="22222222-2222-4222-8222-222222222222",
         mtime=T0 + 3600,
+        cwd=cwd,
     )
-    record_session(paths, exchange("why is startup slow?", "Imports."), session_id="33333333-3333-4333-8333-333333333333", mtime=T0 + 86_400)
+    record_session(paths, exchange("why is startup slow?", "Imports."), session_id="33333333-3333-4333-8333-333333333333", mtime=T0 + 86_400, cwd=cwd)
     app = make_app(fake_llm, workspace)
 
     async def run_before(pilot: Pilot) -> None:  # type: ignore[type-arg]

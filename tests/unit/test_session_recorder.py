@@ -82,26 +82,13 @@ def test_each_record_is_written_in_one_call(tmp_path: Path, monkeypatch: pytest.
     rec = _recorder(tmp_path)
     rec.append_message(Message.user("first"))
     writes: list[bytes] = []
-    real_fdopen = os.fdopen
+    real_write = os.write
 
-    class Spy:
-        def __init__(self, handle):
-            self._handle = handle
+    def spy(fd: int, data) -> int:  # type: ignore[no-untyped-def]
+        writes.append(bytes(data))
+        return real_write(fd, data)
 
-        def write(self, data):
-            writes.append(bytes(data))
-            return self._handle.write(data)
-
-        def __getattr__(self, name):
-            return getattr(self._handle, name)
-
-        def __enter__(self):
-            return self
-
-        def __exit__(self, *exc):
-            return self._handle.__exit__(*exc)
-
-    monkeypatch.setattr(recorder_module.os, "fdopen", lambda *a, **k: Spy(real_fdopen(*a, **k)))
+    monkeypatch.setattr(recorder_module.os, "write", spy)
     rec.append_message(Message.user("second"))
     assert len(writes) == 1 and writes[0].endswith(b"\n") and writes[0].count(b"\n") == 1
 
@@ -180,3 +167,43 @@ def test_resume_of_file_with_no_valid_record_starts_a_fresh_chain(tmp_path: Path
     resumed = SessionRecorder.resume(path, cwd=tmp_path, version="1")
     assert resumed.last_uuid is None
     assert resumed.append_message(Message.user("x")).parent_uuid is None
+
+
+def test_a_short_write_is_completed_not_left_torn(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    rec = _recorder(tmp_path)
+    real_write = os.write
+    calls: list[int] = []
+
+    def at_most_1000(fd: int, data) -> int:  # type: ignore[no-untyped-def]
+        calls.append(len(data))
+        return real_write(fd, bytes(data[:1000]))
+
+    monkeypatch.setattr(recorder_module.os, "write", at_most_1000)
+    rec.append_message(Message(role="assistant", content="y" * 5000))
+    assert len(calls) > 1
+    [line] = _lines(rec.path)
+    assert line["message"]["content"] == "y" * 5000
+
+
+async def test_cancelling_the_task_that_records_never_splits_a_line(tmp_path: Path) -> None:
+    import asyncio
+
+    rec = _recorder(tmp_path)
+    big = "z" * 2_000_000
+
+    async def turn() -> None:
+        for n in range(50):
+            rec.append_message(Message(role="assistant", content=f"{n}{big}"))
+            await asyncio.sleep(0)
+
+    task = asyncio.create_task(turn())
+    for _ in range(3):
+        await asyncio.sleep(0)
+    task.cancel()
+    with pytest.raises(asyncio.CancelledError):
+        await task
+    raw = rec.path.read_bytes()
+    assert raw.endswith(b"\n")
+    lines = raw.splitlines()
+    assert 1 <= len(lines) < 50
+    assert all(json.loads(line)["message"]["content"].endswith(big) for line in lines)

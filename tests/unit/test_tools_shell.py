@@ -32,7 +32,7 @@ def _alive(pid: int) -> bool:
     return state not in ("Z", "X")  # a zombie has already exited; it only awaits reaping
 
 
-async def _gone(pid: int, within: float = 1.0) -> bool:
+async def _gone(pid: int, within: float = 10.0) -> bool:
     deadline = asyncio.get_running_loop().time() + within
     while _alive(pid):
         if asyncio.get_running_loop().time() > deadline:
@@ -70,7 +70,7 @@ async def test_timeout_kills_the_process_group(ctx: ToolContext) -> None:
 async def test_cancellation_kills_the_process_group_and_propagates(ctx: ToolContext) -> None:
     pid_file = ctx.root / "pid"
     task = asyncio.create_task(shell.run({"command": f"sleep 30 & echo $! > {pid_file}; wait"}, ctx))
-    for _ in range(100):
+    for _ in range(1000):  # a loaded CI box may take a while to start the shell
         if pid_file.exists() and pid_file.read_text().strip():
             break
         await asyncio.sleep(0.01)

@@ -7,7 +7,7 @@ new history and the facts of what happened, and the agent commits both.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
@@ -109,6 +109,9 @@ class Compactor:
     # A context engine that owns compaction gets every compaction request instead of the summarizer.
     engine: Any = None
     session_id: str = ""
+    # The user's PreCompact / PostCompact hooks (set by the runtime when configured).
+    pre_compact: Callable[[str], Awaitable[str]] | None = None
+    post_compact: Callable[[str, str], Awaitable[None]] | None = None
 
     @property
     def thresholds(self) -> Thresholds:
@@ -165,7 +168,8 @@ class Compactor:
         tail = ([history[start]] + history[second:]) if second > start else history[start:]
         if len(summarized) < 2:
             return CompactionResult(trigger, CompressionStatus.NOOP, before, before, detail="the conversation is too short")
-        outcome = await self._summarize(summarized, focus, history, forced=forced or trigger != "auto")
+        hook_text = await self.pre_compact(trigger) if self.pre_compact is not None else ""
+        outcome = await self._summarize(summarized, focus, history, forced=forced or trigger != "auto", hook_text=hook_text)
         if outcome.status.failed:
             return self._failed(trigger, outcome.status, before, outcome.error)
         attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies())
@@ -178,10 +182,12 @@ class Compactor:
         self.failures = 0
         self.warned = self.flushed = False
         self.reported_prompt = None  # the next request's usage sets a new baseline
+        if self.post_compact is not None:
+            await self.post_compact(trigger, outcome.summary)
         return CompactionResult(trigger, CompressionStatus.COMPRESSED, before, after, messages=messages, summary=outcome.summary, first_kept_index=start if tail else None)
 
-    async def _summarize(self, summarized: list[Message], focus: str, history: list[Message], *, forced: bool) -> SummaryOutcome:
-        system = compression_system_prompt(focus)
+    async def _summarize(self, summarized: list[Message], focus: str, history: list[Message], *, forced: bool, hook_text: str = "") -> SummaryOutcome:
+        system = compression_system_prompt(focus, hook_text)
         view = repair_tool_pairs(summarized).messages
         kwargs = {"system": system, "max_output_tokens": self.settings.max_output_tokens, "timeout": self.settings.timeout_seconds}
         outcome = await request_summary(self.provider, view, **kwargs)

@@ -72,6 +72,8 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> FileText:
         if exc.errno in _MISSING_ERRNOS:
             return FileText(path, missing=True, error="No such file")
         return FileText(path, error=describe_os_error(exc))
+    except ValueError:  # a NUL byte in the name (an @import is any text after an @)
+        return FileText(path, error="The file name contains a NUL byte")
     oversize = len(data) > max_bytes
     if oversize:
         data = _cut_at_char_boundary(data[:max_bytes])

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import reprlib
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -23,6 +24,12 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
 # beyond a plain string to YAML (quoting, a list, an anchor, a comment...).
 _YAML_INDICATORS = frozenset("'\"[]{}|>&*!%@`#,?:-")
 _Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+# Characters YAML accepts nowhere in a stream, not even quoted (its "printable" set leaves them out).
+_NOT_YAML_PRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
+# A value shown in a problem is cut short first: through YAML aliases a few lines can name a
+# structure with billions of elements, which str() would spell out in full.
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 40, 40
 
 
 @dataclass(frozen=True)
@@ -169,7 +176,7 @@ def _text_field(fields: dict[str, Any], key: str, problems: list[str]) -> str:
 
 
 def _shown(value: object) -> str:
-    text = str(value)
+    text = value if isinstance(value, str) else _SHORT.repr(value)
     return repr(text[:40] + ("…" if len(text) > 40 else ""))
 
 
@@ -178,7 +185,9 @@ def _yaml_value(value: str) -> str:
     single = " ".join(value.split())
     if single and _is_plain(single) and _reads_back(single):
         return single
-    return json.dumps(single, ensure_ascii=False)
+    # JSON is YAML's double-quoted form, except that YAML refuses DEL and most C1 codes even
+    # inside quotes (the whole block would fail to parse): those are written as \u escapes.
+    return _NOT_YAML_PRINTABLE.sub(lambda m: f"\\u{ord(m.group()):04x}", json.dumps(single, ensure_ascii=False))
 
 
 def _reads_back(value: str) -> bool:

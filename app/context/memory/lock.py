@@ -2,12 +2,20 @@
 
 The file holds its holder's PID. A lock whose holder is dead, or that is over
 an hour old, is stale: a crashed process must not stop dreaming for good.
+
+Clearing a stale lock is a look and then a delete. Between the two, another
+process may have cleared the same stale lock and taken a fresh one, which the
+delete would then remove: two dreams at once. So looking, clearing and taking
+happen under an flock on a file beside the lock (``<lock>.guard``), which the
+kernel releases when its holder dies: the guard itself can never go stale.
 """
 
 from __future__ import annotations
 
+import fcntl
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from enum import StrEnum
 from pathlib import Path
@@ -77,22 +85,35 @@ def inspect_lock(path: Path, now: float, is_alive: Callable[[int], bool] = pid_a
 
 def clear_stale_lock(path: Path, now: float, is_alive: Callable[[int], bool] = pid_alive) -> LockStatus:
     """Remove the lock if it is stale; returns what it was."""
-    status = inspect_lock(path, now, is_alive)
-    if status.state is LockState.STALE:
-        remove_lock(path)
+    with _guarded(path):
+        status = inspect_lock(path, now, is_alive)
+        if status.state is LockState.STALE:
+            remove_lock(path)
     return status
 
 
 def acquire_lock(path: Path, pid: int | None = None) -> bool:
     """Create the lock holding ``pid`` (default: this process); False when it already exists."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    try:
-        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
-    except FileExistsError:
-        return False
-    with os.fdopen(fd, "w", encoding="utf-8") as handle:
-        handle.write(str(os.getpid() if pid is None else pid))
+    with _guarded(path):
+        try:
+            fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+        except FileExistsError:
+            return False
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(str(os.getpid() if pid is None else pid))
     return True
+
+
+@contextmanager
+def _guarded(path: Path) -> Iterator[None]:
+    """The lock file's guard, held for the few microseconds of a look-and-change."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd = os.open(path.with_name(path.name + ".guard"), os.O_RDWR | os.O_CREAT, 0o644)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)  # closing drops the flock
 
 
 def remove_lock(path: Path) -> bool:

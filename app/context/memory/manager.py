@@ -23,7 +23,7 @@ from app.context.memory.forget import ForgetResult, ForgetSelection, apply_forge
 from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
 from app.context.memory.index import rebuild_index
 from app.context.memory.kinds import MemoryScope
-from app.context.memory.lock import acquire_lock, inspect_lock, remove_lock
+from app.context.memory.lock import acquire_lock, clear_stale_lock, inspect_lock, remove_lock
 from app.context.memory.meta import read_meta, write_meta
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt
@@ -260,6 +260,15 @@ class MemoryManager:
                 failure = getattr(event, "message", "the memory agent failed")
         return written, tools_ran, failure
 
+    def refresh_indexes(self) -> None:
+        """At session start: rebuild an index left stale; one that is already right is not rewritten.
+
+        A memory write and its index rebuild are two steps, and a process killed between
+        them (or an edit outside the app) leaves a memory missing from MEMORY.md.
+        """
+        if self.settings.enabled:
+            self._rebuild_indexes(scope for scope in (MemoryScope.PROJECT, MemoryScope.USER) if self.mem.root(scope).is_dir())
+
     def _rebuild_indexes(self, scopes: Iterable[MemoryScope]) -> None:
         for scope in scopes:
             try:
@@ -292,8 +301,8 @@ class MemoryManager:
         if not decision.run:
             self._set(self.dream, "skipped", str(decision.reason.value if decision.reason else ""))
             return
-        if decision.remove_lock:
-            remove_lock(self.mem.lock_file)
+        if decision.remove_lock and self._lock_release_failed:
+            remove_lock(self.mem.lock_file)  # our own, stuck by a failed release; a stale one is cleared in _dream
         self._dream_task = asyncio.create_task(self._dream())
 
     def dream_now(self) -> bool:
@@ -308,6 +317,8 @@ class MemoryManager:
         return True
 
     async def _dream(self) -> None:
+        # /dream skips the gates, which is where a crashed process's lock is otherwise cleared.
+        clear_stale_lock(self.mem.lock_file, self.clock())
         if not acquire_lock(self.mem.lock_file):
             self._set(self.dream, "skipped", "another process is consolidating memories")
             return

@@ -89,7 +89,11 @@ class SkillActivator:
                 self.problems.append(
                     SkillProblem(skill.path, SkillErrorCode.INVALID_CONFIG, message, skill.level, pattern)
                 )
-        return re.compile("|".join(f"(?:{part})" for part in parts)) if parts else None
+        if not parts:
+            return None
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # the same "possible nested set" as in compile_pattern
+            return re.compile("|".join(f"(?:{part})" for part in parts))
 
     def _carry_over(self, previous: SkillActivator) -> None:
         # A reload keeps what was woken unless the skill's paths changed: an edited glob takes effect at once.
@@ -122,7 +126,10 @@ def resolve_project_relative_path(path: str | Path, roots: str | Path | tuple[st
     if not text:
         return None
     if text.startswith("~"):
-        text = os.path.expanduser(text)
+        try:
+            text = os.path.expanduser(text)
+        except ValueError:  # "~name" with a NUL byte in it: no file has that name
+            return None
     candidates = (os.path.normpath(os.path.abspath(roots)),) if isinstance(roots, (str, Path)) else roots
     for root in candidates:
         absolute = os.path.normpath(os.path.join(root, text))

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import reprlib
 import stat
 import unicodedata
 from dataclasses import dataclass
@@ -26,6 +27,10 @@ _LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 # A skill is a page of instructions; a huge file is a mistake and would flood the context when invoked.
 MAX_SKILL_BYTES = 1024 * 1024
 _NAME_PUNCTUATION = frozenset("_:.-")
+# YAML aliases let a few lines name a structure with billions of elements (shared, so cheap to
+# load); turning one into text must stay bounded, so only its first few items are ever shown.
+_SHORT = reprlib.Repr()
+_SHORT.maxlevel, _SHORT.maxlist, _SHORT.maxdict, _SHORT.maxstring, _SHORT.maxother = 2, 4, 4, 40, 40
 
 
 class SkillParseError(Exception):
@@ -152,7 +157,7 @@ def _name(data: dict[str, Any]) -> str:
         raise SkillParseError(SkillErrorCode.INVALID_CONFIG, 'Missing "name" in frontmatter')
     name = _scalar_text(value)
     if name is None or not is_valid_skill_name(name):
-        shown = name if name is not None else repr(value)
+        shown = name if name is not None else _SHORT.repr(value)
         raise SkillParseError(
             SkillErrorCode.INVALID_NAME,
             f'Invalid "name" in frontmatter: "{shown}" may only contain letters, digits, "_", ":", "." and "-"',
@@ -195,7 +200,14 @@ def _allowed_tools(data: dict[str, Any]) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list):
         raise SkillParseError(SkillErrorCode.INVALID_CONFIG, '"allowedTools" must be an array')
-    return tuple(text for text in (str(item).strip() for item in value if item is not None) if text)
+    return tuple(text for text in (_list_item(item, "allowedTools") for item in value if item is not None) if text)
+
+
+def _list_item(item: Any, key: str) -> str:
+    """One entry of a list field as text; a nested list or mapping there is a mistake."""
+    if isinstance(item, (list, dict)):
+        raise SkillParseError(SkillErrorCode.INVALID_CONFIG, f'"{key}" entries must be text, not {_SHORT.repr(item)}')
+    return str(item).strip()
 
 
 def _is_true(value: Any) -> bool:
@@ -217,7 +229,7 @@ def _paths(data: dict[str, Any]) -> tuple[str, ...]:
         return ()
     if not isinstance(value, list):
         raise SkillParseError(SkillErrorCode.INVALID_CONFIG, '"paths" must be an array of glob patterns')
-    patterns = [text for text in (str(item).strip() for item in value if item is not None) if text]
+    patterns = [text for text in (_list_item(item, "paths") for item in value if item is not None) if text]
     for pattern in patterns:
         _check_pattern(pattern)
     return tuple(patterns)

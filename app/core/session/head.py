@@ -32,6 +32,7 @@ _CONTENT = re.compile(r'"content"\s*:\s*"')
 class SessionHead:
     first_prompt: str = ""
     started_at: datetime | None = None
+    git_branch: str | None = None
 
 
 @dataclass
@@ -39,6 +40,7 @@ class _LineFacts:
     type: str | None = None
     timestamp: str | None = None
     content: str | None = None
+    git_branch: str | None = None
 
 
 def read_head(path: Path) -> SessionHead:
@@ -55,6 +57,7 @@ def read_head(path: Path) -> SessionHead:
             facts = _facts_of_whole_line(raw) if whole else _facts_of_line_start(raw)
             if head.started_at is None:
                 head.started_at = parse_timestamp(facts.timestamp)
+            head.git_branch = head.git_branch or facts.git_branch
             if facts.type == "user" and facts.content and facts.content.strip():
                 head.first_prompt = one_line_preview(facts.content)
                 break
@@ -79,6 +82,7 @@ def _facts_of_whole_line(raw: bytes) -> _LineFacts:
         type=_str_or_none(data.get("type")),
         timestamp=_str_or_none(data.get("timestamp")),
         content=_str_or_none(content),
+        git_branch=_str_or_none(data.get("gitBranch")),
     )
 
 

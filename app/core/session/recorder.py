@@ -1,7 +1,10 @@
 """Appending records to a session's JSONL file as the conversation happens.
 
-Each append is one complete line written in a single call, so a crash can at
-worst leave the last line torn, never interleave two records.
+Each append is one complete line handed to the kernel in a single ``os.write``
+on an O_APPEND descriptor. The write is synchronous code with no ``await`` in
+it, so cancelling the task that records (quitting mid-turn) cannot stop it half
+way: a crash can at worst leave the last line torn, never split or interleave
+two records.
 """
 
 from __future__ import annotations
@@ -9,12 +12,22 @@ from __future__ import annotations
 import os
 import re
 import uuid as uuidlib
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 from app.core.history import Message, Usage
+from app.core.session.dedupe import ContentIndex, content_key, worth_deduplicating
 from app.core.session.reader import ends_with_newline, last_valid_record
-from app.core.session.records import Record, now_timestamp, record_type_for
+from app.core.session.records import (
+    SUBTYPE_CUSTOM_TITLE,
+    TITLE_SOURCE_AUTO,
+    TITLE_SOURCE_MANUAL,
+    Record,
+    now_timestamp,
+    record_type_for,
+)
+from app.core.session.tail import TITLE_REANCHOR_BYTES, read_tail
 from app.paths import ensure_private_dir
 
 SESSION_FILE_SUFFIX = ".jsonl"
@@ -45,27 +58,59 @@ class SessionRecorder:
         cwd: Path,
         version: str,
         git_branch: str | None = None,
+        clock: Callable[[], str] = now_timestamp,
     ) -> None:
         self._chats_dir = chats_dir
         self._session_id = check_session_id(session_id) if session_id else new_session_id()
         self._cwd = str(cwd)
         self._version = version
         self._git_branch = git_branch
+        self._clock = clock
         self._last_uuid: str | None = None
         # Checked once, on the first append: an earlier process may have died mid-line.
         self._tail_checked = False
+        # Records asked to wait for the conversation (a /help typed in a fresh session
+        # must not leave a session file behind); written just before the first other record.
+        self._deferred: list[Record] = []
+        self.title: str | None = None
+        self.title_source: str | None = None
+        self._since_title = 0
+        self._contents = ContentIndex()
 
     @classmethod
-    def resume(cls, path: Path, *, cwd: Path, version: str, git_branch: str | None = None) -> SessionRecorder:
+    def resume(
+        cls,
+        path: Path,
+        *,
+        cwd: Path,
+        version: str,
+        git_branch: str | None = None,
+        clock: Callable[[], str] = now_timestamp,
+    ) -> SessionRecorder:
         """Continue an existing session file, chaining onto its last valid record."""
         if path.suffix != SESSION_FILE_SUFFIX:
             raise ValueError(f"{path} is not a session file (expected a {SESSION_FILE_SUFFIX} file)")
         if not path.is_file():
             raise FileNotFoundError(f"session file {path} does not exist")
-        recorder = cls(path.parent, session_id=path.stem, cwd=cwd, version=version, git_branch=git_branch)
+        recorder = cls(path.parent, session_id=path.stem, cwd=cwd, version=version, git_branch=git_branch, clock=clock)
         last = last_valid_record(path)
         recorder._last_uuid = last.uuid if last else None
+        tail = read_tail(path)
+        if tail.title is not None:
+            recorder.title, recorder.title_source = tail.title, tail.title_source
+            recorder._since_title = tail.bytes_after_title or 0
         return recorder
+
+    def adopt(self, *, title: str | None, title_source: str | None, large_results: dict[str, str]) -> None:
+        """Take over what a loaded session knows: its title and the large tool results already stored.
+
+        The loaded session read the whole file, so its title wins over the one seen in the tail.
+        """
+        if title is not None and (title, title_source) != (self.title, self.title_source):
+            self.title, self.title_source = title, title_source
+            self._since_title = TITLE_REANCHOR_BYTES  # not where the tail can see it: anchor it on the next write
+        for record_uuid, text in large_results.items():
+            self._contents.add(content_key(text), record_uuid)
 
     @property
     def session_id(self) -> str:
@@ -87,46 +132,105 @@ class SessionRecorder:
         model: str | None = None,
         durable: bool = False,
     ) -> Record:
-        """Record a conversation message; ``durable`` also forces it to disk (fsync)."""
+        """Record a conversation message; ``durable`` also forces it to disk (fsync).
+
+        A large tool result that repeats one already recorded is written as a
+        reference to it; the returned record still carries the whole message.
+        """
         record = self._new_record(record_type_for(message), message=message, usage=usage, model=model)
+        key = None
+        if message.role == "tool" and worth_deduplicating(message.content):
+            key = content_key(message.content)
+            record.content_ref = self._contents.holder(key)
         self._write(record, durable=durable)
+        if key is not None and record.content_ref is None:
+            self._contents.add(key, record.uuid)
         return record
 
-    def append_system(self, subtype: str, payload: dict[str, Any]) -> Record:
-        """Record an event that is not a message, e.g. a compression checkpoint."""
+    def append_system(self, subtype: str, payload: dict[str, Any], *, defer: bool = False) -> Record:
+        """Record an event that is not a message, e.g. a compression checkpoint.
+
+        ``defer``: while the session has no record yet, keep it until the first
+        other record instead of creating the file for it.
+        """
         record = self._new_record("system", subtype=subtype, system_payload=payload)
-        self._write(record, durable=False)
+        self._write(record, durable=False, defer=defer)
         return record
+
+    def append_title(self, title: str, source: str) -> Record | None:
+        """Name the session; an automatic title never replaces a manual one (returns None then)."""
+        if source == TITLE_SOURCE_AUTO and self.title_source == TITLE_SOURCE_MANUAL:
+            return None
+        self.title, self.title_source = title, source
+        record = self._title_record()
+        self._write(record, durable=False, defer=True)
+        return record
+
+    def _title_record(self) -> Record:
+        return self._new_record(
+            "system",
+            subtype=SUBTYPE_CUSTOM_TITLE,
+            system_payload={"customTitle": self.title, "titleSource": self.title_source},
+        )
 
     def _new_record(self, record_type: str, **fields: Any) -> Record:
-        return Record(
+        record = Record(
             uuid=str(uuidlib.uuid4()),
             parent_uuid=self._last_uuid,
             session_id=self._session_id,
-            timestamp=now_timestamp(),
+            timestamp=self._clock(),
             type=record_type,  # type: ignore[arg-type]
             cwd=self._cwd,
             version=self._version,
             git_branch=self._git_branch,
             **fields,
         )
+        self._last_uuid = record.uuid
+        return record
 
-    def _write(self, record: Record, *, durable: bool) -> None:
-        data = record.to_json_line().encode("utf-8")
+    def _write(self, record: Record, *, durable: bool, defer: bool = False) -> None:
+        if defer and not self._deferred_started():
+            self._deferred.append(record)
+            return
+        records, self._deferred = [*self._deferred, record], []
+        data = b"".join(r.to_json_line().encode("utf-8") for r in records)
+        if record.subtype == SUBTYPE_CUSTOM_TITLE:
+            self._since_title = 0
+        else:
+            self._since_title += len(data)
+            if self.title is not None and self._since_title >= TITLE_REANCHOR_BYTES:
+                # The title again, in the same write, so the file's last 64 KB always hold it.
+                data += self._title_record().to_json_line().encode("utf-8")
+                self._since_title = 0
         if not self._tail_checked:
             data = self._newline_if_torn() + data
         ensure_private_dir(self._chats_dir)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
-        with os.fdopen(fd, "ab") as handle:
-            handle.write(data)  # one call: a record and its separator are never split
-            handle.flush()
+        try:
+            _write_all(fd, data)
             if durable:
-                os.fsync(handle.fileno())
+                os.fsync(fd)
+        finally:
+            os.close(fd)
         self._tail_checked = True
-        self._last_uuid = record.uuid
+
+    def _deferred_started(self) -> bool:
+        return self._tail_checked or self.path.exists()
 
     def _newline_if_torn(self) -> bytes:
         """A newline to end a torn last line, so the next record starts on its own line."""
         if self.path.exists() and not ends_with_newline(self.path):
             return b"\n"
         return b""
+
+
+def _write_all(fd: int, data: bytes) -> None:
+    """One ``os.write`` for the whole line (records and separators together).
+
+    A regular file takes it in one call; the loop only matters if the disk fills
+    up part way, where the rest is still tried rather than silently dropped.
+    """
+    view = memoryview(data)
+    while view:
+        written = os.write(fd, view)
+        view = view[written:]

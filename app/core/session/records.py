@@ -27,6 +27,23 @@ _TYPE_FOR_ROLE: dict[str, RecordType] = {
 
 SUBTYPE_CHAT_COMPRESSION = "chat_compression"
 SUBTYPE_MICRO_COMPACTION = "micro_compaction"
+# The TUI records each slash command typed: {phase: "invocation", rawCommand}.
+SUBTYPE_SLASH_COMMAND = "slash_command"
+# Errors and warnings shown to the person during a turn: {level, message, kind?}.
+SUBTYPE_NOTIFICATION = "notification"
+# The session's name: {customTitle, titleSource: "manual" | "auto"}; a manual one always wins.
+SUBTYPE_CUSTOM_TITLE = "custom_title"
+TITLE_SOURCE_MANUAL = "manual"
+TITLE_SOURCE_AUTO = "auto"
+
+# The record layout this build reads and writes. Records carry "schemaVersion" only
+# when a later build changes what a record means; this build cannot know the new
+# meaning, so it skips such records rather than misread them.
+RECORD_SCHEMA_VERSION = 1
+
+
+class NewerRecord(ValueError):
+    """A record written in a layout newer than this build understands."""
 
 
 def record_type_for(message: Message) -> RecordType:
@@ -66,6 +83,10 @@ class Record:
     usage: Usage | None = None
     message: Message | None = None
     system_payload: dict[str, Any] | None = None
+    # A tool result whose text an earlier record of the session already holds: the
+    # uuid of that record; the message is written without its content.
+    content_ref: str | None = None
+    schema_version: int | None = None
 
     def to_dict(self) -> dict[str, Any]:
         # Small metadata first and the (possibly huge) message/payload last, so a
@@ -85,12 +106,22 @@ class Record:
             ("promptId", self.prompt_id),
             ("model", self.model),
             ("contextWindowSize", self.context_window_size),
+            ("schemaVersion", self.schema_version),
+            ("contentRef", self.content_ref),
             ("usageMetadata", self.usage.to_dict() if self.usage else None),
-            ("message", self.message.to_dict() if self.message else None),
+            ("message", self._message_dict()),
             ("systemPayload", self.system_payload),
         ]
         out.update((key, value) for key, value in optional if value is not None)
         return out
+
+    def _message_dict(self) -> dict[str, Any] | None:
+        if self.message is None:
+            return None
+        data = self.message.to_dict()
+        if self.content_ref is not None:
+            del data["content"]  # the referenced record holds it
+        return data
 
     def to_json_line(self) -> str:
         """The record as one JSON line, newline included."""
@@ -112,9 +143,17 @@ class Record:
         """
         if not isinstance(data, dict):
             raise ValueError(f"not a JSON object (got a JSON {_json_kind(data)})")
+        schema = data.get("schemaVersion")
+        if isinstance(schema, int) and not isinstance(schema, bool) and schema > RECORD_SCHEMA_VERSION:
+            written_by = data.get("version")
+            by = f" ({written_by})" if isinstance(written_by, str) else ""
+            raise NewerRecord(
+                f"written by a newer agentctx-tui{by} in record schema {schema}; this version reads schema {RECORD_SCHEMA_VERSION}"
+            )
         record_type = _required_str(data, "type")
         if record_type not in RECORD_TYPES:
             raise ValueError(f"unknown record type {record_type!r}")
+        # A missing parentUuid is the start of a chain (other writers leave it out).
         parent = data.get("parentUuid")
         if parent is not None and not isinstance(parent, str):
             raise ValueError("field 'parentUuid' must be a string or null")
@@ -134,6 +173,8 @@ class Record:
             usage=_usage_from(data.get("usageMetadata")),
             message=_message_from(data.get("message"), required=record_type in MESSAGE_TYPES),
             system_payload=_payload_from(data.get("systemPayload")),
+            content_ref=_optional_str(data, "contentRef"),
+            schema_version=_optional_int(data, "schemaVersion"),
         )
 
 

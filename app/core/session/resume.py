@@ -13,13 +13,24 @@ from pathlib import Path
 from typing import Any
 
 from app.core.history import Message, Usage, close_dangling_tool_calls
+from app.core.session.dedupe import MISSING_CONTENT_PLACEHOLDER, worth_deduplicating
 from app.core.session.preview import one_line_preview
 from app.core.session.reader import iter_records
-from app.core.session.records import SUBTYPE_CHAT_COMPRESSION, SUBTYPE_MICRO_COMPACTION, Record, parse_timestamp
+from app.core.session.records import (
+    SUBTYPE_CHAT_COMPRESSION,
+    SUBTYPE_CUSTOM_TITLE,
+    SUBTYPE_MICRO_COMPACTION,
+    TITLE_SOURCE_MANUAL,
+    Record,
+    parse_timestamp,
+)
+from app.core.session.tail import title_from_record_dict
 
 INTERRUPTED_TOOL_RESULT = (
     "This tool call never finished: the session ended (the app was closed or crashed) before its result was recorded."
 )
+# One warning per problem line up to this many; the rest are summed up in one more.
+MAX_LINE_WARNINGS = 10
 
 
 @dataclass
@@ -37,7 +48,14 @@ class LoadedSession:
     # The estimated size of the history right after the last compression checkpoint.
     checkpoint_tokens: int | None = None
     started_at: datetime | None = None
+    # The time of the last record (the file's mtime when no record has a readable one).
     updated_at: datetime | None = None
+    title: str | None = None
+    title_source: str | None = None
+    # Large tool results by the uuid of the record holding them: later records may
+    # refer to them (``contentRef``), and the recorder continues from them on resume.
+    large_results: dict[str, str] = field(default_factory=dict)
+    problem_lines: int = 0
 
 
 def load_session(path: Path) -> LoadedSession:
@@ -45,13 +63,22 @@ def load_session(path: Path) -> LoadedSession:
     loaded = LoadedSession(session_id=path.stem, path=path)
     for line in iter_records(path):
         if line.record is None:
-            loaded.warnings.append(f"line {line.lineno} of {path} could not be read ({line.problem}) and was skipped")
+            _line_warning(loaded, f"line {line.lineno} of {path} could not be read ({line.problem}) and was skipped")
             continue
         _take(loaded, line.record, line.lineno)
+    if loaded.problem_lines > MAX_LINE_WARNINGS:
+        more = loaded.problem_lines - MAX_LINE_WARNINGS
+        loaded.warnings.append(f"{more} more line(s) of {path} had problems like these (not listed one by one)")
     _repair_unanswered_tool_calls(loaded)
     if loaded.updated_at is None:
         loaded.updated_at = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
     return loaded
+
+
+def _line_warning(loaded: LoadedSession, text: str) -> None:
+    loaded.problem_lines += 1
+    if loaded.problem_lines <= MAX_LINE_WARNINGS:
+        loaded.warnings.append(text)
 
 
 def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
@@ -68,14 +95,48 @@ def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
             _restart_from_checkpoint(loaded, record, lineno)
         elif record.subtype == SUBTYPE_MICRO_COMPACTION:
             _clear_tool_results(loaded, record)
+        elif record.subtype == SUBTYPE_CUSTOM_TITLE:
+            _take_title(loaded, record)
         return
     if record.message is None:
         return
+    if record.type == "tool_result":
+        _restore_or_keep_content(loaded, record, lineno)
     loaded.messages.append(record.message)
     if record.type == "user" and not loaded.first_prompt and record.message.content.strip():
         loaded.first_prompt = one_line_preview(record.message.content)
     if record.type == "assistant" and record.usage is not None:
         loaded.last_usage = record.usage
+
+
+def _restore_or_keep_content(loaded: LoadedSession, record: Record, lineno: int) -> None:
+    """Put back the text a deduplicated tool result refers to; remember large texts for later ones."""
+    message = record.message
+    assert message is not None
+    # A writer that kept the text inline (not ours) is taken at its word.
+    if record.content_ref is None or message.content:
+        if worth_deduplicating(message.content):
+            loaded.large_results[record.uuid] = message.content
+        return
+    text = loaded.large_results.get(record.content_ref)
+    if text is None:
+        _line_warning(
+            loaded,
+            f"line {lineno} of {loaded.path} repeats the tool result of record {record.content_ref}, "
+            "which is missing or unreadable; a placeholder was kept instead of its text",
+        )
+        text = MISSING_CONTENT_PLACEHOLDER
+    message.content = text
+
+
+def _take_title(loaded: LoadedSession, record: Record) -> None:
+    """The newest manual title wins; an automatic one only counts until a manual one exists."""
+    found = title_from_record_dict({"subtype": record.subtype, "systemPayload": record.system_payload})
+    if found is None:
+        return
+    title, source = found
+    if source == TITLE_SOURCE_MANUAL or loaded.title_source != TITLE_SOURCE_MANUAL:
+        loaded.title, loaded.title_source = title, source
 
 
 def _restart_from_checkpoint(loaded: LoadedSession, record: Record, lineno: int) -> None:

@@ -41,6 +41,8 @@ class ToolContext:
         """An absolute path inside the workspace root; raises ToolError otherwise."""
         if not isinstance(raw, str) or not raw.strip():
             raise ToolError("a path is required")
+        if "\x00" in raw:  # the OS would refuse it with a ValueError, not an OSError
+            raise ToolError("a path cannot contain a NUL byte")
         candidate = Path(raw).expanduser()
         if not candidate.is_absolute():
             candidate = self.root / candidate

@@ -92,41 +92,81 @@ def _brace_group(pattern: str, start: int) -> tuple[int, list[str]]:
     return -1, []
 
 
+# One whole directory; any number of them is what a "**" segment that is not the last one matches.
+_DIRECTORY = "(?:[^/]+/)"
+
+
 def _translate(pattern: str) -> str:
+    """The regex for one brace-free pattern.
+
+    Between two ``**`` segments a block of segments is matched at its leftmost
+    place and never retried (an atomic group), as are the fixed runs between two
+    ``*`` inside a segment (see ``_translate_segment``): retrying every place is
+    what made ``*a*a*a*b`` or ``**/a/**/a/**/b`` exponential on a long path. The
+    leftmost place is the best one as long as the block cannot match an empty
+    segment: whatever a later place would have left before it is then made of
+    non-empty segments, which the next ``**`` takes. Other blocks keep backtracking.
+    """
     segments = pattern.split("/")
-    parts: list[str] = []
+    tokens: list[tuple[str, str] | None] = []  # (segment, its regex); None: a "**" that is not the last segment
+    tail = ""
     for index, segment in enumerate(segments):
         last = index == len(segments) - 1
-        if segment == "**":
-            # Trailing "**" is "everything below"; elsewhere it is "zero or more directories".
-            parts.append(".*" if last else "(?:[^/]+/)*")
+        if segment == "**" and last:
+            tail = ".*"  # a trailing "**" is "everything below"
+        elif segment == "**":
+            if not (tokens and tokens[-1] is None):  # a/**/**/b is a/**/b
+                tokens.append(None)
         else:
-            parts.append(_translate_segment(segment) + ("" if last else "/"))
-    return "".join(parts)
+            tokens.append((segment, _translate_segment(segment) + ("" if last else "/")))
+    parts: list[str] = []
+    index = 0
+    while index < len(tokens):
+        token = tokens[index]
+        if token is not None:
+            parts.append(token[1])
+            index += 1
+            continue
+        end = index + 1
+        while end < len(tokens) and tokens[end] is not None:
+            end += 1
+        block = [t for t in tokens[index + 1 : end] if t is not None]
+        regex = "".join(r for _, r in block)
+        followed = end < len(tokens) or bool(tail)  # by another "**": the block need not end the path
+        if followed and all(segment.strip("*") for segment, _ in block):
+            parts.append(f"(?>{_DIRECTORY}*?{regex})")
+        else:
+            parts.append(f"{_DIRECTORY}*{regex}")
+        index = end
+    return "".join(parts) + tail
 
 
 def _translate_segment(segment: str) -> str:
-    out: list[str] = []
+    runs: list[list[str]] = [[]]  # the fixed runs between stars, each a list of one-character regexes
     index = 0
     while index < len(segment):
         char = segment[index]
         if char == "*":
             while index + 1 < len(segment) and segment[index + 1] == "*":
                 index += 1
-            out.append("[^/]*")
+            runs.append([])
         elif char == "?":
-            out.append("[^/]")
+            runs[-1].append("[^/]")
         elif char == "[":
             end = _class_end(segment, index)
             if end == -1:
-                out.append(re.escape(char))
+                runs[-1].append(re.escape(char))
             else:
-                out.append(_translate_class(segment[index + 1 : end]))
+                runs[-1].append(_translate_class(segment[index + 1 : end]))
                 index = end
         else:
-            out.append(re.escape(char))
+            runs[-1].append(re.escape(char))
         index += 1
-    return "".join(out)
+    if len(runs) == 1:
+        return "".join(runs[0])
+    first, *middle, last = ("".join(run) for run in runs)
+    # A run between two stars has a fixed length, so its leftmost place is always the best one.
+    return first + "".join(f"(?>[^/]*?{run})" for run in middle) + "[^/]*" + last
 
 
 def _class_end(segment: str, start: int) -> int:
@@ -143,9 +183,12 @@ def _translate_class(body: str) -> str:
     negated = body[:1] in ("!", "^")
     if negated:
         body = body[1:]
-    body = body.replace("\\", "\\\\")
-    if negated:
-        return f"[^/{body}]"
-    if body.startswith("^"):
-        body = "\\" + body
-    return f"[{body}]"
+    body = "".join(_class_char(body, index) for index in range(len(body)))
+    return f"[^/{body}]" if negated else f"[{body}]"
+
+
+def _class_char(body: str, index: int) -> str:
+    # Everything but a range dash is escaped, so "[", "&&" or "~~" in a glob never reach re as set syntax.
+    char = body[index]
+    is_range = char == "-" and 0 < index < len(body) - 1 and "-" not in (body[index - 1], body[index + 1])
+    return char if is_range else re.escape(char)

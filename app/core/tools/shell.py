@@ -70,7 +70,9 @@ class ShellTool(Tool):
             reason = read_only_refusal(command)
             if reason:
                 raise ToolError(f"refused: only read-only commands may run now, and {reason}")
-        outcome = await run_command(command, ctx.root, timeout)
+        # Four bytes per character at most: each kept end holds more than clip_middle keeps of it.
+        keep = 4 * ctx.output_limit if ctx.output_limit > 0 else None
+        outcome = await run_command(command, ctx.root, timeout, keep_bytes=keep)
         return _result(outcome, timeout, ctx.output_limit)
 
 
@@ -83,7 +85,7 @@ def effective_timeout(requested: float | None, configured: float) -> float:
 
 
 def _result(outcome: CommandOutcome, timeout: float, limit: int) -> ToolResult:
-    body = clip_middle(outcome.output.rstrip("\n"), limit) or "(no output)"
+    body = clip_middle(outcome.output.rstrip("\n"), limit, omitted=outcome.omitted_chars) or "(no output)"
     notes: list[str] = []
     if outcome.stopped_background:
         notes.append("background processes still holding the output were stopped")

@@ -14,11 +14,13 @@ from app.core.tools.shell_syntax import Redirect, SimpleCommand, parse_shell
 # Programs that only read, whatever their arguments.
 PLAIN_READERS = frozenset(
     {
-        "basename", "cat", "cmp", "cut", "date", "df", "diff", "dirname", "du", "echo", "egrep",
-        "false", "fgrep", "file", "grep", "head", "hostname", "id", "ls", "nl", "pwd", "readlink",
-        "realpath", "stat", "tail", "tr", "tree", "true", "uname", "wc", "which", "whoami",
+        "basename", "cat", "cmp", "cut", "df", "diff", "dirname", "du", "echo", "egrep",
+        "false", "fgrep", "grep", "head", "id", "ls", "nl", "pwd", "readlink",
+        "realpath", "stat", "tail", "tr", "true", "uname", "wc", "which", "whoami",
     }
 )  # fmt: skip
+# Readers with a writing mode (date and hostname set the clock and the name, file -C and
+# tree -o / -R write files): checked like find and git below.
 
 FIND_ACTIONS_THAT_WRITE_OR_RUN = frozenset(
     {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
@@ -90,9 +92,58 @@ def _check_find(args: list[str]) -> str | None:
 
 def _check_rg(args: list[str]) -> str | None:
     for arg in args:
-        if arg == "--pre" or arg.startswith("--pre="):
-            return "rg --pre runs another program"
+        if _flag_in(arg, ("--pre", "--hostname-bin")):
+            return f"rg {arg} runs another program"
     return None
+
+
+def _check_date(args: list[str]) -> str | None:
+    value_next = False
+    for arg in args:
+        if value_next:
+            value_next = False
+        elif arg.startswith("--"):
+            if arg.startswith("--set"):
+                return "date --set changes the system clock"
+            value_next = arg in ("--date", "--file", "--reference")
+        elif arg.startswith("-") and len(arg) > 1:
+            letters, value_next = _short_letters(arg, "dfr")
+            if "s" in letters:
+                return "date -s changes the system clock"
+        elif not arg.startswith("+"):
+            return f"date {arg} sets the system clock (only +FORMAT may follow date)"
+    return None
+
+
+def _check_hostname(args: list[str]) -> str | None:
+    for arg in args:
+        short = arg[1:] if arg.startswith("-") and not arg.startswith("--") else ""
+        # A name, -F FILE or -b sets the host name; only the reporting flags are read-only.
+        if not arg.startswith("-") or _flag_in(arg, ("--file", "--boot")) or set(short) & set("bF"):
+            return f"hostname {arg} sets the host name"
+    return None
+
+
+def _check_file(args: list[str]) -> str | None:
+    for arg in args:
+        if arg == "--compile" or (arg.startswith("-") and not arg.startswith("--") and "C" in _short_letters(arg, "eFfmP")[0]):
+            return f"file {arg} writes a compiled magic file"
+    return None
+
+
+def _check_tree(args: list[str]) -> str | None:
+    for arg in args:
+        if arg.startswith("--output") or (arg.startswith("-") and not arg.startswith("--") and set(arg[1:]) & set("oR")):
+            return f"tree {arg} writes files"
+    return None
+
+
+def _short_letters(arg: str, with_value: str) -> tuple[str, bool]:
+    """The option letters of a ``-abc`` word, and whether the next word is the value of its last one."""
+    for index, letter in enumerate(arg[1:], 1):
+        if letter in with_value:
+            return arg[1 : index + 1], index == len(arg) - 1
+    return arg[1:], False
 
 
 def _check_sort(args: list[str]) -> str | None:
@@ -140,6 +191,10 @@ def _flag_in(arg: str, flags: tuple[str, ...]) -> bool:
 
 
 _CHECKERS: dict[str, Callable[[list[str]], str | None]] = {
+    "date": _check_date,
+    "file": _check_file,
+    "hostname": _check_hostname,
+    "tree": _check_tree,
     "find": _check_find,
     "rg": _check_rg,
     "sort": _check_sort,

@@ -12,7 +12,7 @@ import asyncio
 import contextlib
 import os
 import signal
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 # How long processes get to exit after SIGTERM before SIGKILL.
@@ -23,33 +23,67 @@ _CHUNK = 64 * 1024
 _EXIT_POLL_SECONDS = 0.05
 
 
+# UTF-8 continuation bytes: every other byte starts a character, so counting those counts characters.
+_CONTINUATION_BYTES = bytes(range(0x80, 0xC0))
+
+
+@dataclass
+class OutputCapture:
+    """The first and last ``keep`` bytes of a command's output, and how many characters came between.
+
+    A command may print gigabytes (``yes``, a runaway log) until its timeout; only
+    what can be shown is kept, so memory stays bounded whatever it prints.
+    """
+
+    keep: int | None = None  # None: keep everything
+    head: bytearray = field(default_factory=bytearray)
+    tail: bytearray = field(default_factory=bytearray)
+    omitted_chars: int = 0
+
+    def add(self, chunk: bytes) -> None:
+        if self.keep is None:
+            self.head += chunk
+            return
+        room = self.keep - len(self.head)
+        if room > 0:
+            self.head += chunk[:room]
+            chunk = chunk[room:]
+        self.tail += chunk
+        if len(self.tail) > 2 * self.keep:  # trimmed now and then, not on every chunk
+            self._drop(len(self.tail) - self.keep)
+
+    def _drop(self, count: int) -> None:
+        dropped = bytes(self.tail[:count])
+        self.omitted_chars += len(dropped.translate(None, _CONTINUATION_BYTES))
+        del self.tail[:count]
+
+    def text(self) -> str:
+        """Head and tail joined: what was dropped in between is only counted (``omitted_chars``)."""
+        if self.keep is not None and len(self.tail) > self.keep:
+            self._drop(len(self.tail) - self.keep)
+        return bytes(self.head + self.tail).decode("utf-8", errors="replace")
+
+
 @dataclass
 class CommandOutcome:
     output: str
     exit_code: int | None  # None when the command was killed for running too long
     timed_out: bool = False
     stopped_background: bool = False  # background children outlived bash and were killed
+    omitted_chars: int = 0  # cut from the middle of a long output (see OutputCapture)
 
 
-async def run_command(command: str, cwd: Path, timeout: float) -> CommandOutcome:
+async def run_command(command: str, cwd: Path, timeout: float, *, keep_bytes: int | None = None) -> CommandOutcome:
     """Run ``bash -c command``; stdout and stderr merged, stdin empty.
 
     On timeout the whole group is killed and the output so far is returned; on
-    cancellation the group is killed and CancelledError propagates.
+    cancellation the group is killed and CancelledError propagates. With
+    ``keep_bytes`` only that much of the start and of the end of the output is kept.
     """
-    process = await asyncio.create_subprocess_exec(
-        "bash",
-        "-c",
-        command,
-        cwd=str(cwd),
-        stdin=asyncio.subprocess.DEVNULL,
-        stdout=asyncio.subprocess.PIPE,
-        stderr=asyncio.subprocess.STDOUT,
-        start_new_session=True,
-    )
-    chunks: list[bytes] = []
+    process = await _spawn(command, cwd)
+    capture = OutputCapture(keep_bytes)
     assert process.stdout is not None  # stdout=PIPE guarantees it
-    reader = asyncio.create_task(_collect(process.stdout, chunks))
+    reader = asyncio.create_task(_collect(process.stdout, capture))
     timed_out = False
     try:
         await asyncio.wait_for(_wait_for_exit(process, reader), timeout)
@@ -61,9 +95,36 @@ async def run_command(command: str, cwd: Path, timeout: float) -> CommandOutcome
         await stop_group(process)
         raise
     stopped_background = await _drain(process, reader)
-    output = b"".join(chunks).decode("utf-8", errors="replace")
+    output = capture.text()
     exit_code = None if timed_out else process.returncode
-    return CommandOutcome(output, exit_code, timed_out=timed_out, stopped_background=stopped_background)
+    return CommandOutcome(output, exit_code, timed_out=timed_out, stopped_background=stopped_background, omitted_chars=capture.omitted_chars)
+
+
+async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+    """Start ``bash -c command`` in its own process group.
+
+    The fork happens before the pipes are connected, so a cancellation while
+    spawning would leave a running command behind (asyncio kills bash alone, not
+    what it started): the spawn is shielded and the group stopped afterwards.
+    """
+    spawning = asyncio.ensure_future(
+        asyncio.create_subprocess_exec(
+            "bash",
+            "-c",
+            command,
+            cwd=str(cwd),
+            stdin=asyncio.subprocess.DEVNULL,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+            start_new_session=True,
+        )
+    )
+    try:
+        return await asyncio.shield(spawning)
+    except asyncio.CancelledError:
+        with contextlib.suppress(Exception):
+            await stop_group(await spawning)
+        raise
 
 
 async def _wait_for_exit(process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
@@ -79,12 +140,12 @@ async def _wait_for_exit(process: asyncio.subprocess.Process, reader: asyncio.Ta
         await process.wait()  # the pipe is closed, so this now waits for the exit alone
 
 
-async def _collect(stream: asyncio.StreamReader, chunks: list[bytes]) -> None:
+async def _collect(stream: asyncio.StreamReader, capture: OutputCapture) -> None:
     while True:
         chunk = await stream.read(_CHUNK)
         if not chunk:
             return
-        chunks.append(chunk)
+        capture.add(chunk)
 
 
 async def _drain(process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> bool:

@@ -44,17 +44,19 @@ def count_lines(text: str) -> int:
     return len(split_lines(text))
 
 
-def clip_middle(text: str, limit: int) -> str:
+def clip_middle(text: str, limit: int, *, omitted: int = 0) -> str:
     """At most about ``limit`` chars, keeping the head and the tail.
 
     The start of an output says what ran and the end says how it finished;
-    the middle is what can go.
+    the middle is what can go. ``omitted`` chars were already cut from that
+    middle before (the shell keeps only both ends of a huge output); the count
+    shown includes them.
     """
     if limit <= 0 or len(text) <= limit:
         return text
     head = limit // 2
     tail = limit - head
-    omitted = len(text) - head - tail
+    omitted += len(text) - head - tail
     return f"{text[:head]}\n… {omitted} chars omitted …\n{text[-tail:]}"
 
 

@@ -10,6 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.core.events import Decision
+from app.tui.inert import inert
 from app.tui.keys import APPROVAL_KEYS, bindings
 
 
@@ -28,9 +29,9 @@ class ApprovalScreen(ModalScreen[Decision]):
         with Vertical(id="approval-dialog"):
             with Vertical(id="approval-head"):
                 yield Static(Content.from_markup(f"The agent wants to {verb}: [b]{escape(self.tool_name)}[/b]"), id="approval-title")
-                yield Static(Content(self.summary), id="approval-summary")
+                yield Static(Content(inert(self.summary)), id="approval-summary")
             with VerticalScroll(id="approval-detail"):
-                yield Static(_diff_content(self.detail))
+                yield Static(_diff_content(inert(self.detail)))
             yield Static(
                 Content.from_markup(
                     "[b]y[/b] yes  ·  [b]n[/b] no  ·  [b]a[/b] always (for this session)  ·  [b]esc[/b] reject"

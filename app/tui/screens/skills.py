@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
+from pathlib import Path
 from itertools import groupby
 
 from rich.markup import escape
@@ -16,6 +17,7 @@ from textual.widgets import OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.context.skills import SkillEntry, SkillManager, SkillStatus
+from app.context.skills.drafts import Draft, discard_draft, keep_draft, list_drafts
 from app.context.skills.listing_text import LEVEL_TITLES, MARKS
 
 COLOURS = {
@@ -42,26 +44,66 @@ def entry_line(entry: SkillEntry, activated_by: str | None) -> Content:
     return Content.from_markup(line)
 
 
+def draft_line(draft: Draft) -> Content:
+    source = f" [$text-muted](session {escape(draft.session_id[:8])})[/]" if draft.session_id else ""
+    line = f"[$warning]✎[/] [b]{escape(draft.name)}[/b]{source}"
+    if draft.description:
+        line += f"\n    {escape(draft.description[:110])}"
+    if draft.problem:
+        line += f"\n    [$error]{escape(draft.problem[:200])}[/]"
+    return Content.from_markup(line)
+
+
+class KeepDraftScreen(ModalScreen[str | None]):
+    """Where a kept draft goes: u (your skills, every project) or p (this project's .qwen/skills)."""
+
+    BINDINGS = [
+        Binding("u", "choose('user')", "User", id="keep_user"),
+        Binding("p", "choose('project')", "Project", id="keep_project"),
+        Binding("escape,n", "choose('')", "Cancel", id="keep_cancel"),
+    ]
+
+    def __init__(self, name: str) -> None:
+        super().__init__(classes="confirm")
+        self.skill_name = name
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="confirm-dialog"):
+            yield Static(Content(f"Keep the draft skill {self.skill_name!r} where?"), id="confirm-question")
+            yield Static(Content.from_markup("[b]u[/b] your skills (every project)  ·  [b]p[/b] this project (.qwen/skills)  ·  [b]esc[/b] cancel"), id="confirm-keys")
+
+    def action_choose(self, where: str) -> None:
+        self.dismiss(where or None)
+
+
 class SkillsScreen(ModalScreen[None]):
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="skills_close"),
         Binding("enter", "open", "Read SKILL.md", id="skills_open", show=False),
         Binding("space", "toggle", "Enable / disable", id="skills_toggle"),
+        Binding("k", "keep_draft", "Keep draft", id="skills_keep_draft", show=False),
+        Binding("x", "discard_draft", "Discard draft", id="skills_discard_draft", show=False),
     ]
+    DRAFT_PREFIX = "draft:"
 
     @dataclass
     class Toggled(Message):
         name: str
         disabled: bool
 
-    def __init__(self, manager: SkillManager) -> None:
+    def __init__(self, manager: SkillManager, *, config_dir: Path | None = None, project_root: Path | None = None) -> None:
         super().__init__(classes="skills")
         self.manager = manager
+        self.config_dir = config_dir
+        self.project_root = project_root
         self._unsubscribe = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="skills-dialog"):
-            yield Static(Content.from_markup("[b]Skills[/b]  [$text-muted]enter reads · space enables/disables · esc closes[/]"), id="skills-title")
+            yield Static(
+                Content.from_markup("[b]Skills[/b]  [$text-muted]enter reads · space enables/disables · drafts: k keeps, x discards · esc closes[/]"),
+                id="skills-title",
+            )
             yield OptionList(id="skills-list")
 
     def on_mount(self) -> None:
@@ -81,6 +123,11 @@ class SkillsScreen(ModalScreen[None]):
             option_list.add_option(Option(Content.from_markup(f"[b $accent]{LEVEL_TITLES.get(level, level)}[/]"), disabled=True))
             for entry in entries:
                 option_list.add_option(Option(entry_line(entry, self.manager.activated_by.get(entry.name)), id=f"{entry.path}"))
+        drafts = self._drafts()
+        if drafts:
+            option_list.add_option(Option(Content.from_markup("[b $accent]Drafts[/] [$text-muted](never offered to the model until kept)[/]"), disabled=True))
+            for draft in drafts:
+                option_list.add_option(Option(draft_line(draft), id=f"{self.DRAFT_PREFIX}{draft.path}"))
         if highlighted is not None and option_list.option_count:
             option_list.highlighted = min(highlighted, option_list.option_count - 1)
         elif option_list.option_count > 1:
@@ -93,12 +140,66 @@ class SkillsScreen(ModalScreen[None]):
         option_id = option_list.get_option_at_index(option_list.highlighted).id
         return next((e for e in self.manager.skills if str(e.path) == option_id), None)
 
+    def _drafts(self) -> list[Draft]:
+        return list_drafts(self.config_dir) if self.config_dir is not None else []
+
+    def _selected_draft(self) -> Draft | None:
+        option_list = self.query_one(OptionList)
+        if option_list.highlighted is None:
+            return None
+        option_id = option_list.get_option_at_index(option_list.highlighted).id or ""
+        if not option_id.startswith(self.DRAFT_PREFIX):
+            return None
+        path = option_id[len(self.DRAFT_PREFIX) :]
+        return next((d for d in self._drafts() if str(d.path) == path), None)
+
+    def action_keep_draft(self) -> None:
+        draft = self._selected_draft()
+        if draft is None:
+            return
+
+        def chosen(where: str | None) -> None:
+            if where is None or self.config_dir is None:
+                return
+            target = self.config_dir / "skills" if where == "user" else (self.project_root or Path.cwd()) / ".qwen" / "skills"
+            try:
+                kept = keep_draft(draft, target)
+            except (ValueError, OSError) as exc:
+                self.app.notify(f"Could not keep the draft: {exc}", severity="error")
+                return
+            self.manager.reload()
+            self.app.notify(f"Kept {draft.name} in {kept.parent}.")
+            self._fill()
+
+        self.app.push_screen(KeepDraftScreen(draft.name), chosen)
+
+    def action_discard_draft(self) -> None:
+        from app.tui.screens.confirm import ConfirmScreen
+
+        draft = self._selected_draft()
+        if draft is None:
+            return
+
+        def answered(yes: bool | None) -> None:
+            if yes:
+                discard_draft(draft)
+                self.app.notify(f"Discarded the draft {draft.name}.")
+                self._fill()
+
+        self.app.push_screen(ConfirmScreen(f"Discard the draft skill {draft.name!r}?", f"This deletes {draft.path}."), answered)
+
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
         self.action_open()
 
     def action_open(self) -> None:
         from app.tui.screens.text_view import TextScreen
 
+        draft = self._selected_draft()
+        if draft is not None:
+            body = draft.skill_file.read_text(encoding="utf-8", errors="replace") if draft.skill_file.is_file() else "(no SKILL.md)"
+            source = f"drafted in session {draft.session_id[:8]}" if draft.session_id else "draft"
+            self.app.push_screen(TextScreen(draft.name, body, subtitle=source))
+            return
         entry = self._selected()
         if entry is None:
             return

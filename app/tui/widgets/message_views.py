@@ -8,6 +8,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
+from app.tui.inert import inert
 from app.tui.widgets.transcript import Entry
 
 STATUS_MARKS = {
@@ -24,14 +25,24 @@ MAX_OUTPUT_LINES = 200
 
 class UserView(Static):
     def __init__(self, entry: Entry) -> None:
-        super().__init__(Content(entry.text), classes="user-message")
+        super().__init__(Content(inert(entry.text)), classes="user-message")
         self.entry = entry
+
+
+# A recap entry's text starts with this; it is shown in bold.
+RECAP_LABEL = "Where you left off:"
 
 
 class NoticeView(Static):
     def __init__(self, entry: Entry) -> None:
-        super().__init__(Content(entry.text), classes=f"notice {entry.kind}")
+        super().__init__(_notice_content(entry), classes=f"notice {entry.kind}")
         self.entry = entry
+
+
+def _notice_content(entry: Entry) -> Content:
+    if entry.kind == "recap" and entry.text.startswith(RECAP_LABEL):
+        return Content.assemble((RECAP_LABEL, "bold"), inert(entry.text[len(RECAP_LABEL) :]))
+    return Content(inert(entry.text))
 
 
 class AssistantView(Vertical):
@@ -44,7 +55,7 @@ class AssistantView(Vertical):
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self._reasoning_tail()), classes="reasoning")
-        yield Markdown(self.entry.text if not self.entry.streaming else "")
+        yield Markdown(inert(self.entry.text) if not self.entry.streaming else "")
 
     def on_mount(self) -> None:
         self._sync_reasoning()
@@ -55,7 +66,7 @@ class AssistantView(Vertical):
             return ""
         # While streaming show the last few lines of thinking; afterwards a one-line marker.
         if self.entry.streaming:
-            return "\n".join(lines[-3:])
+            return inert("\n".join(lines[-3:]))
         return f"thought for {len(self.entry.reasoning.split())} words"
 
     def _sync_reasoning(self) -> None:
@@ -71,7 +82,7 @@ class AssistantView(Vertical):
         self.entry.text += text
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
-        await self._stream.write(text)
+        await self._stream.write(inert(text))
 
     async def finish(self) -> None:
         """End the stream and render the whole text once (streamed fences can lose content)."""
@@ -79,7 +90,7 @@ class AssistantView(Vertical):
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
-        await self.query_one(Markdown).update(self.entry.text)
+        await self.query_one(Markdown).update(inert(self.entry.text))
         self._sync_reasoning()
 
     async def reset(self) -> None:
@@ -118,7 +129,7 @@ class ToolView(Static):
         mark, colour = STATUS_MARKS.get(entry.status, ("·", "$text-muted"))
         arrow = "▼" if self.expanded else "▶"
         self.set_class(entry.status in ("error", "rejected"), "failed")
-        title = _one_line(entry.title or entry.tool_name)
+        title = _one_line(inert(entry.title or entry.tool_name))
         # Summaries start with the tool's name; make that part bold rather than say it twice.
         name, rest = (entry.tool_name, title[len(entry.tool_name):]) if title.startswith(entry.tool_name) else ("", title)
         header = Content.from_markup(f"[$text-muted]{arrow}[/] [{colour}]{mark}[/] [b]{escape(name)}[/b]")
@@ -126,7 +137,7 @@ class ToolView(Static):
         if not self.expanded or not entry.output:
             self.update(header)
             return
-        lines = entry.output.splitlines()
+        lines = inert(entry.output).splitlines()
         shown = lines[:MAX_OUTPUT_LINES]
         body = "\n".join(shown)
         if len(lines) > MAX_OUTPUT_LINES:

@@ -10,6 +10,7 @@ from textual.widgets import TextArea
 
 from app.tui.commands import SlashCommand, complete_command, matching_commands
 
+DEFAULT_PLACEHOLDER = "Ask anything · / for commands · Enter sends · ctrl+j new line"
 NEWLINE_KEYS = {"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"}
 
 
@@ -17,6 +18,12 @@ class PromptInput(TextArea):
     @dataclass
     class Submitted(Message):
         text: str
+
+    class AcceptSuggestion(Message):
+        """Tab or Enter on an empty prompt while a suggestion is shown."""
+
+    class Typed(Message):
+        """The person changed the text (a shown suggestion gives way)."""
 
     @dataclass
     class CommandHint(Message):
@@ -32,18 +39,28 @@ class PromptInput(TextArea):
             show_line_numbers=False,
             highlight_cursor_line=False,
             compact=True,
-            placeholder="Ask anything · / for commands · Enter sends · ctrl+j new line",
+            placeholder=DEFAULT_PLACEHOLDER,
         )
         self.prompt_history: list[str] = list(history or [])
         self._history_index: int | None = None  # None: editing the draft, not a history item
         self._draft = ""
         self.keymap: dict[str, str] = {}
+        self.follow_up = ""  # shown greyed while the prompt is empty (not TextArea.suggestion, which edits clear)
+
+    def show_suggestion(self, text: str) -> None:
+        self.follow_up = text
+        self.placeholder = f"↳ {text}   (Tab or Enter accepts · typing dismisses)" if text else DEFAULT_PLACEHOLDER
 
     def _key_is(self, key: str, action_id: str, default: str) -> bool:
         return key in {k.strip() for k in self.keymap.get(action_id, default).split(",")}
 
     async def _on_key(self, event: events.Key) -> None:
         key = event.key
+        if self.follow_up and not self.text and (self._key_is(key, "submit", "enter") or self._key_is(key, "complete", "tab")):
+            event.prevent_default()
+            event.stop()
+            self.post_message(self.AcceptSuggestion())
+            return
         if self._key_is(key, "submit", "enter"):
             event.prevent_default()
             event.stop()
@@ -76,6 +93,8 @@ class PromptInput(TextArea):
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
         text = self.text
+        if text and self.follow_up:
+            self.post_message(self.Typed())
         matches = matching_commands(text) if text.startswith("/") and "\n" not in text else []
         self.post_message(self.CommandHint(matches))
 

@@ -1,0 +1,1 @@
+"""Hooks: commands the user configures to run at points of the context lifecycle."""

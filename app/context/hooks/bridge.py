@@ -1,0 +1,123 @@
+"""The hooks, seen from the agent: one method per point of the turn where a hook may run."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from app.context.hooks.runner import HookRunner, context_from, decision_from
+from app.context.hooks.spec import HookSpec, parse_hook
+from app.context.hooks.trust import FolderTrust
+from app.core.history import ToolCall
+
+# Tool output sent to a PostToolUse hook is cut: hooks want to know what happened, not to re-read files.
+MAX_TOOL_OUTPUT_TO_HOOK = 16_000
+
+
+@dataclass
+class ToolVerdict:
+    decision: str = ""  # "", deny, ask, allow
+    reason: str = ""
+
+
+@dataclass
+class AgentHookBridge:
+    runner: HookRunner
+    reminders: list[str] = field(default_factory=list)  # context hooks gave, waiting for the next request
+    notices: list[str] = field(default_factory=list)  # problems to tell the person about (each once)
+
+    def take_notices(self) -> list[str]:
+        taken, self.notices = self.notices, []
+        return taken
+
+    def take_reminders(self) -> list[str]:
+        taken, self.reminders = self.reminders, []
+        return [f"<system-reminder>\n{text}\n</system-reminder>" for text in taken]
+
+    async def prompt_submitted(self, prompt: str) -> str | None:
+        """The reason when a hook blocks the prompt; its added context is queued as a reminder."""
+        if not self.runner.has("UserPromptSubmit"):
+            return None
+        results = await self.runner.run("UserPromptSubmit", {"prompt": prompt})
+        decision, reason = decision_from(results)
+        if decision in ("block", "deny"):
+            return reason or "a UserPromptSubmit hook blocked this prompt"
+        self._queue(context_from(results))
+        return None
+
+    async def before_tool(self, call: ToolCall, args: dict[str, Any]) -> ToolVerdict:
+        if not self.runner.has("PreToolUse"):
+            return ToolVerdict()
+        results = await self.runner.run("PreToolUse", {"tool_name": call.name, "tool_input": args, "tool_call_id": call.id}, match=call.name)
+        decision, reason = decision_from(results)
+        return ToolVerdict(decision if decision in ("deny", "ask", "allow") else "", reason)
+
+    async def after_tool(self, call: ToolCall, args: dict[str, Any], output: str, status: str) -> None:
+        if not self.runner.has("PostToolUse"):
+            return
+        payload = {"tool_name": call.name, "tool_input": args, "tool_call_id": call.id, "tool_output": output[:MAX_TOOL_OUTPUT_TO_HOOK], "status": status}
+        self._queue(context_from(await self.runner.run("PostToolUse", payload, match=call.name)))
+
+    async def turn_stopped(self, outcome: str) -> None:
+        if self.runner.has("Stop"):
+            await self.runner.run("Stop", {"outcome": outcome})
+
+    async def pre_compact(self, trigger: str) -> str:
+        """Context for the summarizer's instructions (sanitized, capped), after the user's focus text."""
+        if not self.runner.has("PreCompact"):
+            return ""
+        kind = "manual" if trigger == "manual" else "auto"
+        return context_from(await self.runner.run("PreCompact", {"trigger": kind}, match=kind))
+
+    async def post_compact(self, trigger: str, summary: str) -> None:
+        if self.runner.has("PostCompact"):
+            await self.runner.run("PostCompact", {"trigger": trigger, "summary": summary})
+
+    async def session_started(self, source: str) -> None:
+        if self.runner.has("SessionStart"):
+            self._queue(context_from(await self.runner.run("SessionStart", {"source": source}, match=source)))
+
+    async def instructions_loaded(self, files: list[dict[str, str]]) -> None:
+        if self.runner.has("InstructionsLoaded"):
+            await self.runner.run("InstructionsLoaded", {"files": files})
+
+    def _queue(self, text: str) -> None:
+        if text:
+            self.reminders.append(text)
+
+
+def build_hooks(entries: list[dict[str, Any]], *, cwd: Path, project_root: Path, config_dir: Path, session_id: str, report: Callable[[str], None]) -> tuple[AgentHookBridge, list[str]]:
+    """The bridge for a session, and the problems found in the hook settings."""
+    specs: list[HookSpec] = []
+    problems: list[str] = []
+    for entry in entries:
+        spec, problem = parse_hook(entry)
+        if spec is None:
+            problems.append(problem)
+        else:
+            specs.append(spec)
+    trust = FolderTrust(config_dir)
+    bridge = AgentHookBridge(HookRunner(specs, cwd, trusted=lambda: trust.state(project_root) == "trusted", session_id=session_id))
+
+    def told(text: str) -> None:
+        bridge.notices.append(text)
+        report(text)
+
+    bridge.runner.report = told
+    return bridge, problems
+
+
+def hooks_table(bridge: AgentHookBridge, trust_state: str) -> str:
+    """/hooks and `agentctx-tui hooks list`: every hook, where it came from, and how it last went."""
+    specs = bridge.runner.specs
+    if not specs:
+        return "No hooks are configured. Add them under 'hooks:' in settings.yaml (user or .qwen/settings.yaml)."
+    lines = [f"Project folder trust: {trust_state}", ""]
+    for spec in specs:
+        last = bridge.runner.last.get(spec.key)
+        lines.append(f"{spec.label}")
+        lines.append(f"    from {spec.layer} settings ({spec.file}), timeout {spec.timeout:g} s")
+        lines.append(f"    last run: {last.summary if last else 'not run in this session'}")
+    return "\n".join(lines)

@@ -1,0 +1,175 @@
+"""Skills drafted from experience: after a long session, a restricted forked agent may draft one SKILL.md.
+
+Drafts live in a hidden folder under the user skills dir, so discovery never
+offers them to the model; the person keeps one (moving it into the user or
+project skills dir) or discards it from the skills panel.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+from string import Template
+from typing import TYPE_CHECKING, Any
+
+from app.context.skills.model import SKILL_FILE, SkillLevel
+from app.context.skills.parse import SkillParseError, read_skill_file
+from app.core.history import Message, ToolCall
+
+if TYPE_CHECKING:
+    from app.core.llm.provider import Provider
+
+AUTO_SKILL_THRESHOLD = 20
+DRAFTS_DIRNAME = ".drafts"
+SOURCE_FILE = ".source.json"
+DRAFT_MAX_REQUESTS, DRAFT_SECONDS = 6, 180.0
+
+
+def drafts_dir(config_dir: Path) -> Path:
+    return config_dir / "skills" / DRAFTS_DIRNAME
+
+
+@dataclass
+class Draft:
+    name: str
+    path: Path  # the draft's folder
+    description: str = ""
+    session_id: str = ""
+    created_at: float = 0.0
+    problem: str = ""
+
+    @property
+    def skill_file(self) -> Path:
+        return self.path / SKILL_FILE
+
+
+def list_drafts(config_dir: Path) -> list[Draft]:
+    root = drafts_dir(config_dir)
+    try:
+        folders = sorted(p for p in root.iterdir() if p.is_dir() and not p.name.startswith("."))
+    except OSError:
+        return []
+    drafts: list[Draft] = []
+    for folder in folders:
+        draft = Draft(name=folder.name, path=folder)
+        try:
+            source = json.loads((folder / SOURCE_FILE).read_text(encoding="utf-8"))
+            draft.session_id, draft.created_at = str(source.get("sessionId", "")), float(source.get("createdAt", 0))
+        except (OSError, ValueError, TypeError):
+            pass
+        try:
+            parsed = read_skill_file(folder / SKILL_FILE, SkillLevel.USER)
+            draft.description = parsed.skill.description
+        except SkillParseError as exc:
+            draft.problem = exc.message
+        drafts.append(draft)
+    return drafts
+
+
+def keep_draft(draft: Draft, target_skills_dir: Path) -> Path:
+    """Move a draft into a skills dir (where discovery finds it); refuses to overwrite an existing skill."""
+    if draft.problem:
+        raise ValueError(f"the draft {draft.name!r} cannot be kept until its SKILL.md is fixed: {draft.problem}")
+    target = target_skills_dir / draft.name
+    if target.exists():
+        raise ValueError(f"a skill named {draft.name!r} already exists in {target_skills_dir}")
+    target_skills_dir.mkdir(parents=True, exist_ok=True)
+    shutil.move(str(draft.path), str(target))
+    (target / SOURCE_FILE).unlink(missing_ok=True)
+    return target
+
+
+def discard_draft(draft: Draft) -> None:
+    shutil.rmtree(draft.path)
+
+
+class SkillDrafter:
+    """Counts the session's tool calls and, past the threshold, drafts at most one skill in the background."""
+
+    def __init__(self, *, config_dir: Path, skill_dirs: Callable[[], list[Path]], session_id: str, enabled: bool, provider: Provider | None = None) -> None:
+        self.config_dir = config_dir
+        self.skill_dirs = skill_dirs
+        self.session_id = session_id
+        self.enabled = enabled
+        self.provider = provider
+        self.tool_calls = 0
+        self.skills_modified = False
+        self.drafted = False
+        self.state = "idle"
+        self.reason = ""
+        self._task: asyncio.Task[None] | None = None
+
+    # -- what the session does -------------------------------------------------------------------
+
+    def tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
+        self.tool_calls += 1
+        target = args.get("path") if call.name in ("write_file", "edit") else None
+        if isinstance(target, str):
+            absolute = Path(target).resolve() if os.path.isabs(target) else None
+            for folder in self.skill_dirs():
+                if absolute is not None and (absolute == folder or folder in absolute.parents):
+                    self.skills_modified = True
+
+    def gate(self) -> str:
+        """"" when a draft may start, else the skip reason (the spec's gate names)."""
+        if not self.enabled or self.provider is None:
+            return "disabled"
+        if self.skills_modified:
+            return "skills_modified_in_session"
+        if self.tool_calls < AUTO_SKILL_THRESHOLD:
+            return "below_threshold"
+        if self._task is not None and not self._task.done():
+            return "already_running"
+        if self.drafted:
+            return "already_drafted"
+        return ""
+
+    def maybe_draft(self, history: list[Message]) -> bool:
+        reason = self.gate()
+        if reason:
+            self.state, self.reason = "skipped", reason
+            return False
+        self.drafted = True
+        self._task = asyncio.create_task(self._draft(list(history)))
+        return True
+
+    async def _draft(self, history: list[Message]) -> None:
+        from app.context.memory.agents import build_memory_agent
+        from app.context.memory.manager import render_transcript
+
+        root = drafts_dir(self.config_dir)
+        root.mkdir(parents=True, exist_ok=True)
+        before = {p.name for p in root.iterdir()}
+        self.state, self.reason = "running", ""
+        template = Template(_template("draft")).safe_substitute(drafts_dir=str(root))
+        assert self.provider is not None
+        agent = build_memory_agent(self.provider, template, [root], max_requests=DRAFT_MAX_REQUESTS, time_budget=DRAFT_SECONDS)
+        try:
+            async for _ in agent.run("The session transcript:\n\n" + render_transcript(history)):
+                pass
+        except Exception as exc:
+            self.state, self.reason = "failed", str(exc)
+            return
+        new = [p for p in root.iterdir() if p.is_dir() and p.name not in before]
+        for folder in new:
+            (folder / SOURCE_FILE).write_text(json.dumps({"sessionId": self.session_id, "createdAt": time.time()}), encoding="utf-8")
+        self.state, self.reason = "done", (f"drafted {new[0].name}" if new else "nothing reusable")
+
+    async def drain(self, timeout: float) -> None:
+        if self._task is not None and not self._task.done():
+            try:
+                await asyncio.wait_for(asyncio.shield(self._task), timeout)
+            except asyncio.TimeoutError:
+                self._task.cancel()
+
+
+def _template(name: str) -> str:
+    from importlib import resources
+
+    return resources.files("app.context.skills").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")

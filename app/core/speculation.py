@@ -1,0 +1,169 @@
+"""Follow-up suggestions and speculative turns.
+
+After an answer, a cheap side query guesses the person's likely next request.
+While they read, a forked agent (the same Agent class) already runs it, writing
+only into a copy-on-write overlay. Accepting applies the overlay and adds the
+turn to the conversation as if it had been sent; anything else throws it away.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from dataclasses import dataclass, field, replace
+from importlib import resources
+from typing import TYPE_CHECKING, Any
+
+from app.core.events import Event, TurnFailed, TurnFinished
+from app.core.history import Message
+from app.core.llm.side_query import side_query
+from app.core.overlay import OverlayChange, OverlayFileSystem
+from app.core.tools.base import Tool
+from app.core.tools.permissions import PermissionDecision
+
+if TYPE_CHECKING:
+    from app.context.request import AssembledRequest
+    from app.core.agent import Agent
+    from app.core.llm.provider import Provider
+
+SPECULATION_MAX_REQUESTS = 20
+SPECULATION_MAX_MESSAGES = 100
+SUGGESTION_MAX_CHARS = 120
+RECENT_MESSAGES = 8
+
+
+def _template(name: str) -> str:
+    return resources.files("app.core").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8").strip()
+
+
+def _recent_dialog(history: list[Message]) -> str:
+    lines = []
+    for message in history[-RECENT_MESSAGES * 3 :]:
+        if message.role in ("user", "assistant") and message.content.strip() and not message.content.startswith("<"):
+            who = "User" if message.role == "user" else "Assistant"
+            lines.append(f"{who}: {message.content.strip()[:1500]}")
+    return "\n\n".join(lines[-RECENT_MESSAGES:])
+
+
+async def suggest_next(provider: Provider, history: list[Message], *, timeout: float = 20.0) -> str | None:
+    """One short likely next request, or None when there is no obvious one."""
+    dialog = _recent_dialog(history)
+    if not dialog:
+        return None
+    text = await side_query(provider, system=_template("suggest"), prompt=dialog, timeout=timeout, max_tokens=60, temperature=0.3)
+    line = " ".join(str(text).strip().strip('"').split())
+    if not line or line.upper().startswith("NONE") or len(line) > SUGGESTION_MAX_CHARS:
+        return None
+    return line
+
+
+class _QuietAssembler:
+    """The main assembler's view, without touching its state (no report, no reminders consumed)."""
+
+    def __init__(self, inner: Any) -> None:
+        self.inner = inner
+
+    def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
+        return self.inner.assemble(history, tools)
+
+    def observe(self, request: AssembledRequest, usage: Any) -> None:
+        return None
+
+    def reminders(self) -> list[str]:
+        return []
+
+
+class _SpeculationPolicy:
+    """Everything runs without asking (nothing is real until accepted); the shell stays read-only."""
+
+    def decide(self, tool: Tool, args: dict[str, Any]) -> tuple[PermissionDecision, str]:
+        return PermissionDecision.ALLOW, "speculation (copy-on-write)"
+
+    def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[str]:
+        return []
+
+
+@dataclass
+class Speculation:
+    prompt: str
+    base: Agent = field(repr=False)
+    overlay: OverlayFileSystem = field(repr=False)
+    events: list[Event] = field(default_factory=list, repr=False)
+    status: str = "running"  # running | ready | failed | cancelled
+    error: str = ""
+    _fork: Any = field(default=None, repr=False)
+    _task: asyncio.Task[None] | None = field(default=None, repr=False)
+    _start: int = field(default=0, repr=False)
+
+    @classmethod
+    def start(cls, base: Agent, prompt: str) -> Speculation:
+        from app.core.agent import Agent, AgentLimits
+
+        overlay = OverlayFileSystem(base.tool_context.root)
+        history = list(base.history)
+        fork = Agent(
+            provider=base.provider,
+            tools=base.tools,
+            policy=_SpeculationPolicy(),  # type: ignore[arg-type]
+            tool_context=replace(base.tool_context, fs=overlay, read_only_shell=True),
+            assembler=_QuietAssembler(base.assembler),
+            history=history,
+            retry=base.retry,
+            limits=AgentLimits(max_requests=SPECULATION_MAX_REQUESTS, max_messages=len(history) + SPECULATION_MAX_MESSAGES),
+            context_window=base.context_window,
+            interactive=False,
+        )
+        speculation = cls(prompt=prompt, base=base, overlay=overlay, _fork=fork, _start=len(history))
+        speculation._task = asyncio.create_task(speculation._run())
+        return speculation
+
+    async def _run(self) -> None:
+        try:
+            async for event in self._fork.run(self.prompt):
+                self.events.append(event)
+        except asyncio.CancelledError:
+            self.status = "cancelled"
+            raise
+        except Exception as exc:  # a crashing speculation is reported and thrown away
+            self.status, self.error = "failed", f"{type(exc).__name__}: {exc}"
+            return
+        final = self.events[-1] if self.events else None
+        if isinstance(final, TurnFinished):
+            self.status = "ready"
+        else:
+            self.status = "failed"
+            self.error = final.message if isinstance(final, TurnFailed) else "the speculative turn did not finish"
+
+    @property
+    def running(self) -> bool:
+        return self._task is not None and not self._task.done()
+
+    @property
+    def messages(self) -> list[Message]:
+        """The turn as it would join the conversation: the request and everything after it."""
+        return list(self._fork.history[self._start :])
+
+    def changes(self) -> list[OverlayChange]:
+        return self.overlay.changes()
+
+    async def wait(self) -> None:
+        if self._task is not None:
+            await asyncio.wait([self._task])
+
+    def abort(self) -> None:
+        """The person typed something else: stop at once and leave the workspace untouched."""
+        if self._fork is not None:
+            self._fork.cancel()
+        if self._task is not None and not self._task.done():
+            self._task.cancel()
+        self.status = "cancelled"
+        self.overlay.discard()
+
+    def accept(self) -> list[Message]:
+        """Apply the overlay (all or nothing) and hand back the turn's messages for the conversation.
+
+        Raises OverlayConflict, with nothing applied, when a real file changed meanwhile.
+        """
+        if self.status != "ready":
+            raise RuntimeError(f"the speculation is {self.status}, not ready")
+        self.overlay.apply()
+        return self.messages

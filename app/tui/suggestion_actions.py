@@ -1,0 +1,140 @@
+"""Follow-up suggestions in the TUI: shown greyed in the prompt, prepared speculatively while you read,
+accepted with Tab or Enter, dismissed by typing. A mixin of the App."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.markup import escape
+from textual import work
+from textual.content import Content
+
+from app.tui.widgets.prompt import PromptInput
+from app.tui.widgets.transcript import Entry
+
+if TYPE_CHECKING:
+    from app.core.speculation import Speculation
+    from app.runtime import Runtime
+
+
+class SuggestionActions:
+    runtime: Runtime | None
+    _suggestion: str = ""
+    _speculation: Speculation | None = None
+
+    # -- after an answer -----------------------------------------------------------------------
+
+    def after_answer(self) -> None:
+        """Called when a turn finished: look for a next step, off the request path."""
+        runtime = self.runtime
+        if runtime is None or runtime.agent is None or not runtime.settings.suggestions.enabled:
+            return
+        self._make_suggestion()
+
+    @work(exclusive=True, group="suggestion", exit_on_error=False)
+    async def _make_suggestion(self) -> None:
+        from app.core.speculation import Speculation, suggest_next
+
+        runtime = self.runtime
+        assert runtime is not None and runtime.agent is not None
+        try:
+            suggestion = await suggest_next(runtime.agent.provider, list(runtime.agent.history))
+        except Exception:  # no suggestion is a fine outcome; a failing side query must not bother anyone
+            return
+        prompt: PromptInput = self.prompt  # type: ignore[attr-defined]
+        if not suggestion or prompt.text or runtime.agent.busy:
+            return
+        self._suggestion = suggestion
+        prompt.show_suggestion(suggestion)
+        if runtime.settings.suggestions.speculate:
+            self._speculation = Speculation.start(runtime.agent, suggestion)
+            self._show_speculation_state()
+            self._watch_speculation(self._speculation)
+
+    @work(group="speculation", exit_on_error=False)
+    async def _watch_speculation(self, speculation: Speculation) -> None:
+        await speculation.wait()
+        if speculation is self._speculation:
+            self._show_speculation_state()
+
+    def _show_speculation_state(self) -> None:
+        hint = self.query_one("#command-hint")  # type: ignore[attr-defined]
+        speculation = self._speculation
+        if not self._suggestion or speculation is None:
+            hint.display = False
+            return
+        if speculation.running:
+            text = f"[$accent]⟳[/] preparing the suggestion in a sandbox copy: {escape(self._suggestion)}"
+        elif speculation.status == "ready":
+            changes = speculation.changes()
+            added = sum(c.added for c in changes)
+            removed = sum(c.removed for c in changes)
+            summary = f"{len(changes)} file(s) would change (+{added} −{removed})" if changes else "no file changes"
+            text = f"[$success]✓[/] ready: {summary} · Tab or Enter accepts · typing dismisses"
+        else:
+            text = f"[$warning]![/] could not prepare it ({escape(speculation.error[:80])}); Tab or Enter sends it as a normal request"
+        hint.update(Content.from_markup(text))
+        hint.display = True
+
+    # -- the person's answer --------------------------------------------------------------------
+
+    def dismiss_suggestion(self) -> None:
+        if self._speculation is not None:
+            self._speculation.abort()
+            self._speculation = None
+        if self._suggestion:
+            self._suggestion = ""
+            self.prompt.show_suggestion("")  # type: ignore[attr-defined]
+            self.query_one("#command-hint").display = False  # type: ignore[attr-defined]
+
+    def on_prompt_input_typed(self, message: PromptInput.Typed) -> None:
+        self.dismiss_suggestion()
+
+    def on_prompt_input_accept_suggestion(self, message: PromptInput.AcceptSuggestion) -> None:
+        self._accept_suggestion()
+
+    @work(group="turn", exit_on_error=False)
+    async def _accept_suggestion(self) -> None:
+        from app.core.overlay import OverlayConflict
+
+        suggestion, speculation = self._suggestion, self._speculation
+        self._suggestion, self._speculation = "", None
+        self.prompt.show_suggestion("")  # type: ignore[attr-defined]
+        if not suggestion:
+            return
+        if speculation is not None and speculation.running:
+            self.status.state = "finishing the suggested turn…"  # type: ignore[attr-defined]
+            await speculation.wait()
+        self.query_one("#command-hint").display = False  # type: ignore[attr-defined]
+        if speculation is None or speculation.status != "ready":
+            if speculation is not None:
+                speculation.abort()
+            self._run_turn(suggestion)  # type: ignore[attr-defined]
+            return
+        try:
+            messages = speculation.accept()
+        except OverlayConflict as exc:
+            speculation.abort()
+            self.notify(f"The suggestion was not applied: {exc}. Send it again to run it on the current files.", severity="error", timeout=10)  # type: ignore[attr-defined]
+            self.prompt.load_text(suggestion)  # type: ignore[attr-defined]
+            return
+        await self._commit_speculation(suggestion, messages, speculation)
+
+    async def _commit_speculation(self, suggestion: str, messages: list, speculation: Speculation) -> None:  # type: ignore[type-arg]
+        """The prepared turn joins the conversation and the record as if it had been sent."""
+        from app.tui.turn_view import TurnView
+
+        runtime = self.runtime
+        assert runtime is not None and runtime.agent is not None
+        agent = runtime.agent
+        for index, message in enumerate(messages):
+            agent.history.append(message)
+            runtime.recorder.append_message(message, durable=index == 0, model=agent.provider.model if message.role == "assistant" else None)
+        conversation = self.conversation  # type: ignore[attr-defined]
+        await conversation.add(Entry(kind="user", text=suggestion))
+        view = TurnView(self, conversation)  # type: ignore[arg-type]
+        for event in speculation.events:
+            if event.kind in ("approval_needed", "turn_started"):
+                continue
+            await view.handle(event)
+        self.notify("Applied the suggested turn.")  # type: ignore[attr-defined]

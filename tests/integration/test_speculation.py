@@ -1,0 +1,118 @@
+"""Suggestions and speculative turns against the scripted server: accepted, aborted, conflicting, crashing."""
+
+from __future__ import annotations
+
+import hashlib
+from pathlib import Path
+
+import pytest
+
+from app.core.history import Message
+from app.core.overlay import OverlayConflict
+from app.core.speculation import Speculation, suggest_next
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.integration.helpers import make_agent
+
+
+@pytest.fixture
+def workspace(tmp_path: Path) -> Path:
+    root = tmp_path / "ws"
+    root.mkdir()
+    (root / "app.py").write_text("def greet():\n    return 'helo'\n", encoding="utf-8")
+    return root
+
+
+def _digest(root: Path) -> str:
+    h = hashlib.sha256()
+    for path in sorted(root.rglob("*")):
+        if path.is_file():
+            h.update(str(path.relative_to(root)).encode() + path.read_bytes())
+    return h.hexdigest()
+
+
+def _agent(server: FakeOpenAIServer, workspace: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
+    agent = make_agent(server, workspace, tmp_path / "chats")
+    agent.history += [Message.user("what does app.py do?"), Message(role="assistant", content="It greets, but 'helo' is misspelled.")]
+    return agent
+
+
+EDIT = {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"}
+
+
+async def test_suggestion_is_one_short_line_or_none(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    fake_llm.push(Reply.text("fix the typo in greet"), Reply.text("NONE"))
+    assert await suggest_next(agent.provider, agent.history) == "fix the typo in greet"
+    assert "likely ask" in fake_llm.requests[0].messages[0]["content"] or "predict" in fake_llm.requests[0].messages[0]["content"]
+    assert await suggest_next(agent.provider, agent.history) is None
+
+
+async def test_accepted_speculation_applies_its_edits_and_returns_the_turn(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    before = _digest(workspace)
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("Fixed the typo."))
+    speculation = Speculation.start(agent, "fix the typo")
+    await speculation.wait()
+    assert speculation.status == "ready"
+    assert _digest(workspace) == before, "nothing real before acceptance"
+    [change] = speculation.changes()
+    assert change.path.name == "app.py" and (change.added, change.removed) == (1, 1)
+    messages = speculation.accept()
+    assert (workspace / "app.py").read_text() == "def greet():\n    return 'hello'\n"
+    assert [m.role for m in messages] == ["user", "assistant", "tool", "assistant"]
+    assert messages[0].content == "fix the typo" and not speculation.overlay.shadow.exists()
+    assert len(agent.history) == 2, "the main history is the caller's to extend"
+
+
+async def test_aborted_speculation_leaves_the_workspace_byte_identical(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    before = _digest(workspace)
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.stall(30, after=["working"]))
+    speculation = Speculation.start(agent, "fix the typo")
+    await fake_llm_wait(fake_llm, 2)
+    speculation.abort()
+    await speculation.wait()
+    assert speculation.status == "cancelled"
+    assert _digest(workspace) == before and not speculation.overlay.shadow.exists()
+
+
+async def fake_llm_wait(server: FakeOpenAIServer, n: int) -> None:
+    import asyncio
+
+    await asyncio.to_thread(server.wait_for_requests, n)
+
+
+async def test_a_file_changed_meanwhile_refuses_the_apply(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("Fixed."))
+    speculation = Speculation.start(agent, "fix the typo")
+    await speculation.wait()
+    (workspace / "app.py").write_text("# rewritten by hand\n")
+    with pytest.raises(OverlayConflict):
+        speculation.accept()
+    assert (workspace / "app.py").read_text() == "# rewritten by hand\n"
+
+
+async def test_the_speculative_shell_is_read_only_and_writes_outside_are_refused(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    outside = tmp_path / "outside.txt"
+    fake_llm.push(
+        Reply.tool_calls([("s1", "run_shell_command", {"command": "touch made-by-shell"}), ("w1", "write_file", {"path": str(outside), "content": "x"})]),
+        Reply.text("Tried."),
+    )
+    speculation = Speculation.start(agent, "do risky things")
+    await speculation.wait()
+    assert not (workspace / "made-by-shell").exists() and not outside.exists()
+    outputs = {e.call.id: e.output for e in speculation.events if e.kind == "tool_call_finished"}
+    assert "read-only" in outputs["s1"].lower() or "refus" in outputs["s1"].lower()
+    assert "outside the workspace" in outputs["w1"]
+
+
+async def test_a_failing_speculation_is_reported_not_applied(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    fake_llm.push(Reply.error(500))
+    speculation = Speculation.start(agent, "fix the typo")
+    await speculation.wait()
+    assert speculation.status == "failed" and "server error" in speculation.error
+    with pytest.raises(RuntimeError):
+        speculation.accept()

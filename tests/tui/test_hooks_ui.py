@@ -1,0 +1,68 @@
+"""The trust question for project hooks (asked once), and /hooks."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import yaml
+
+from app.config import load_settings
+from app.context.hooks.trust import FolderTrust
+from app.paths import Paths
+from app.tui.screens.confirm import ConfirmScreen
+from app.tui.screens.text_view import TextScreen
+from tests.fakes.openai_server import FakeOpenAIServer
+from tests.tui.helpers import SIZE, make_app, notifications, ready, wait_until
+
+
+def _project_hook(workspace: Path) -> None:
+    script = workspace / "hook.py"
+    script.write_text("print('{}')\n", encoding="utf-8")
+    settings = workspace / ".qwen" / "settings.yaml"
+    settings.parent.mkdir(parents=True, exist_ok=True)
+    settings.write_text(yaml.safe_dump({"hooks": {"Stop": [{"command": [sys.executable, str(script)]}]}}), encoding="utf-8")
+
+
+def _settings(server: FakeOpenAIServer, workspace: Path):  # type: ignore[no-untyped-def]
+    settings = load_settings(Paths.for_cwd(workspace), {"model.base_url": server.base_url, "model.name": "fake-model", "model.api_key": "k"}, env={})
+    settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    return settings
+
+
+async def test_the_trust_question_is_asked_once_and_remembered(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    _project_hook(workspace)
+    app = make_app(fake_llm, workspace, settings=_settings(fake_llm, workspace))
+    async with app.run_test(size=SIZE) as pilot:
+        # Not ready(): the session-start worker waits for this very answer.
+        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="trust question")
+        assert "defines 1 hook command(s)" in app.screen.question
+        await pilot.press("y")
+        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="answered")
+    paths = Paths.for_cwd(workspace)
+    assert FolderTrust(paths.config_dir).state(paths.project_root) == "trusted"
+    again = make_app(fake_llm, workspace, settings=_settings(fake_llm, workspace))
+    async with again.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        for _ in range(20):
+            await pilot.pause()
+        assert not isinstance(again.screen, ConfirmScreen), "asked once"
+
+
+async def test_hooks_command_lists_and_changes_trust(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    _project_hook(workspace)
+    paths = Paths.for_cwd(workspace)
+    FolderTrust(paths.config_dir).remember(paths.project_root, False)
+    app = make_app(fake_llm, workspace, settings=_settings(fake_llm, workspace))
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        app.prompt.load_text("/hooks")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="/hooks")
+        body = app.screen.body
+        assert "Project folder trust: declined" in body and "Stop: " in body and "from project settings" in body
+        await pilot.press("escape")
+        app.prompt.load_text("/hooks trust")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: any("will now run" in n for n in notifications(app)), what="trusted")
+        assert FolderTrust(paths.config_dir).state(paths.project_root) == "trusted"

@@ -1,0 +1,70 @@
+"""Suggestions in the TUI: prepared while you read, Tab accepts (the file changes, the turn is recorded),
+typing dismisses (the workspace stays as it was)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.tui.helpers import SIZE, make_app, make_settings, notifications, ready, record_lines, send, type_text, wait_until
+
+EDIT = {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"}
+
+
+def _app(server: FakeOpenAIServer, workspace: Path):  # type: ignore[no-untyped-def]
+    (workspace / "app.py").write_text("def greet():\n    return 'helo'\n", encoding="utf-8")
+    settings = make_settings(server)
+    settings.suggestions.enabled = True
+    return make_app(server, workspace, settings=settings)
+
+
+async def test_tab_accepts_a_prepared_suggestion(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("It greets, but 'helo' is misspelled."), Reply.text("fix the typo"))
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("Fixed the typo."))
+    app = _app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what does app.py do?")
+        await wait_until(pilot, lambda: app.prompt.follow_up == "fix the typo", what="suggestion")
+        assert "fix the typo" in str(app.prompt.placeholder)
+        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        assert "1 file(s) would change (+1 −1)" in str(app.query_one("#command-hint").render())
+        assert "'helo'" in (workspace / "app.py").read_text(), "not applied before acceptance"
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: any("Applied the suggested turn" in n for n in notifications(app)), what="applied")
+        assert (workspace / "app.py").read_text() == "def greet():\n    return 'hello'\n"
+        assert [m.content for m in app.runtime.agent.history if m.role == "user"][-1] == "fix the typo"
+        types = [r["type"] for r in record_lines(app)]
+        assert types[-4:] == ["user", "assistant", "tool_result", "assistant"]
+
+
+async def test_typing_dismisses_and_leaves_the_workspace_alone(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("It greets."), Reply.text("fix the typo"))
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.stall(30, after=["working"]))
+    app = _app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what does app.py do?")
+        await wait_until(pilot, lambda: app._speculation is not None, what="speculating")
+        speculation = app._speculation
+        await type_text(pilot, "something else")
+        await wait_until(pilot, lambda: app._speculation is None, what="dismissed")
+        assert speculation.status == "cancelled" and not speculation.overlay.shadow.exists()
+        assert app.prompt.follow_up == "" and app.prompt.text == "something else"
+        assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"
+
+
+async def test_enter_sends_the_suggestion_as_a_normal_turn_when_preparing_failed(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("It greets."), Reply.text("explain greet"))
+    fake_llm.push(Reply.error(400, "bad request from the sandbox run"))
+    fake_llm.push(Reply.text("greet returns a greeting."))
+    app = _app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what does app.py do?")
+        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "failed", what="failed preparation")
+        assert "could not prepare it" in str(app.query_one("#command-hint").render())
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: [m.content for m in app.runtime.agent.history if m.role == "assistant"][-1:] == ["greet returns a greeting."], what="normal turn")
+        assert [m.content for m in app.runtime.agent.history if m.role == "user"][-1] == "explain greet"
+        assert not app.query_one("#command-hint").display
