@@ -66,15 +66,21 @@ class SuggestionActions:
         if speculation.running:
             text = f"[$accent]⟳[/] preparing the suggestion in a sandbox copy: {escape(self._suggestion)}"
         elif speculation.status == "ready":
-            changes = speculation.changes()
-            added = sum(c.added for c in changes)
-            removed = sum(c.removed for c in changes)
-            summary = f"{len(changes)} file(s) would change (+{added} −{removed})" if changes else "no file changes"
-            text = f"[$success]✓[/] ready: {summary} · Tab or Enter accepts · typing dismisses"
+            text = f"[$success]✓[/] ready: {escape(self._change_summary(speculation))} · Tab or Enter accepts · typing dismisses"
         else:
             text = f"[$warning]![/] could not prepare it ({escape(speculation.error[:80])}); Tab or Enter sends it as a normal request"
         hint.update(Content.from_markup(text))
         hint.display = True
+
+    def _change_summary(self, speculation: Speculation) -> str:
+        changes = speculation.changes()
+        if not changes:
+            return "no file changes"
+        root = speculation.overlay.root
+        names = [change.path.relative_to(root).as_posix() if change.path.is_relative_to(root) else str(change.path) for change in changes[:3]]
+        more = f" and {len(changes) - 3} more" if len(changes) > 3 else ""
+        added, removed = sum(c.added for c in changes), sum(c.removed for c in changes)
+        return f"{len(changes)} file(s) would change (+{added} −{removed}): {', '.join(names)}{more}"
 
     # -- the person's answer --------------------------------------------------------------------
 

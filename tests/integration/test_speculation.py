@@ -116,3 +116,14 @@ async def test_a_failing_speculation_is_reported_not_applied(fake_llm: FakeOpenA
     assert speculation.status == "failed" and "server error" in speculation.error
     with pytest.raises(RuntimeError):
         speculation.accept()
+
+
+async def test_a_runaway_speculation_stops_at_twenty_requests(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    for i in range(30):
+        fake_llm.push(Reply.tool_calls([(f"r{i}", "read_file", {"path": "app.py"})]))
+    speculation = Speculation.start(agent, "keep reading")
+    await speculation.wait()
+    assert len(fake_llm.requests) == 20
+    assert speculation.status == "failed" and "Stopped after 20 model requests" in speculation.error
+    assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"

@@ -68,3 +68,20 @@ async def test_enter_sends_the_suggestion_as_a_normal_turn_when_preparing_failed
         await wait_until(pilot, lambda: [m.content for m in app.runtime.agent.history if m.role == "assistant"][-1:] == ["greet returns a greeting."], what="normal turn")
         assert [m.content for m in app.runtime.agent.history if m.role == "user"][-1] == "explain greet"
         assert not app.query_one("#command-hint").display
+
+
+def test_prepared_suggestion_snapshot(snap_compare, fake_llm: FakeOpenAIServer, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr("app.core.session.recorder.new_session_id", lambda: "5e55104d-0000-4000-8000-000000000000")
+    workspace = tmp_path / "ws"
+    (workspace / ".git").mkdir(parents=True)
+    fake_llm.push(Reply.text("`greet()` returns a greeting, but `'helo'` is misspelled."), Reply.text("fix the typo"))
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("Fixed the typo."))
+    app = _app(fake_llm, workspace)
+
+    async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
+        await ready(pilot)
+        await send(pilot, "what does app.py do?")
+        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        await pilot.pause()
+
+    assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
