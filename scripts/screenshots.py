@@ -32,6 +32,7 @@ async def shoot() -> list[Path]:
     (workspace / "QWEN.md").write_text("# Project rules\n\n- Four-space indents.\n- Run `make test` before committing.\n\nSee @docs/style.md\n")
     (workspace / "docs").mkdir()
     (workspace / "docs" / "style.md").write_text("Prefer small functions with clear names.\n")
+    _seed_memories(workspace)
     from app.config import load_settings
     from app.paths import Paths
     from app.tui.app import AgentctxApp
@@ -70,6 +71,11 @@ async def shoot() -> list[Path]:
             await pilot.press("f1")
             await pilot.pause(0.2)
             saved.append(Path(app.save_screenshot("help.svg", str(OUT))))
+            for key, name in (("f4", "skills.svg"), ("f5", "memory.svg")):
+                await pilot.press("escape")
+                await pilot.press(key)
+                await pilot.pause(0.4)
+                saved.append(Path(app.save_screenshot(name, str(OUT))))
         wide = AgentctxApp(settings=settings, paths=paths, warm_up=False)
         async with wide.run_test(size=(160, 40)) as pilot:
             wide.prompt.cursor_blink = False
@@ -88,6 +94,24 @@ async def shoot() -> list[Path]:
     finally:
         server.stop()
     return saved
+
+
+MEMORIES = {
+    "feedback/no-mocks.md": ("no mocks in db tests", "integration tests hit a real database, never mocks", "feedback", "Never mock the database; a mocked test passed while the migration was broken."),
+    "project/release-freeze.md": ("release freeze", "merge freeze from 2026-12-10 for the mobile release", "project", "Only fixes merge after 2026-12-10."),
+    "reference/dashboards.md": ("latency dashboards", "where the API latency dashboards live", "reference", "grafana.internal/d/api-latency"),
+}
+
+
+def _seed_memories(workspace: Path) -> None:
+    from app.context.memory import memory_paths
+    from app.paths import Paths
+
+    root = memory_paths(Paths.for_cwd(workspace)).project_root
+    for rel, (name, description, kind, body) in MEMORIES.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"---\nname: {name}\ndescription: {description}\ntype: {kind}\n---\n{body}\n", encoding="utf-8")
 
 
 def main() -> int:

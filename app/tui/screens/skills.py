@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from pathlib import Path
 from itertools import groupby
+from pathlib import Path
+from textwrap import shorten
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -30,6 +31,11 @@ COLOURS = {
 }
 
 
+def _brief(text: str) -> str:
+    """A description on about two rows, cut at a word with an ellipsis."""
+    return shorten(text, 160, placeholder=" …")
+
+
 def entry_line(entry: SkillEntry, activated_by: str | None) -> Content:
     mark, label = MARKS.get(entry.status, ("?", str(entry.status)))
     colour = COLOURS.get(entry.status, "$text-muted")
@@ -38,7 +44,7 @@ def entry_line(entry: SkillEntry, activated_by: str | None) -> Content:
     if activated_by:
         line += f" [$success](activated by {escape(activated_by)})[/]"
     if description:
-        line += f"\n    {escape(description[:110])}"
+        line += f"\n    {escape(_brief(description))}"
     if entry.message:
         line += f"\n    [{colour}]{escape(entry.message[:200])}[/]"
     return Content.from_markup(line)
@@ -48,7 +54,7 @@ def draft_line(draft: Draft) -> Content:
     source = f" [$text-muted](session {escape(draft.session_id[:8])})[/]" if draft.session_id else ""
     line = f"[$warning]✎[/] [b]{escape(draft.name)}[/b]{source}"
     if draft.description:
-        line += f"\n    {escape(draft.description[:110])}"
+        line += f"\n    {escape(_brief(draft.description))}"
     if draft.problem:
         line += f"\n    [$error]{escape(draft.problem[:200])}[/]"
     return Content.from_markup(line)

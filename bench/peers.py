@@ -1,0 +1,148 @@
+"""Qwen Code side by side: the same one-turn headless job, against the same local server.
+
+Both programs get a fresh workspace (a `.git` dir and a README), the prompt
+"Say hello." and the same scripted OpenAI-compatible server on 127.0.0.1, which
+answers every chat request at once (Qwen Code also sends a memory-extraction
+request after its turn; it gets the same short answer). Runs alternate (ours,
+theirs, ours, ...) so both see the same machine load; the figures are medians
+of whole-process wall time and peak RSS (``wait4``), and their ratio.
+
+Qwen Code is installed with npm into the git-ignored ``bench/.peers/`` on first
+use (``npm install @qwen-code/qwen-code``, or the spec in ``QWEN_CODE_PACKAGE``).
+npm picks the newest release whose engines fit the local node. Without npm, or
+when the install fails, a line says the comparison was skipped and why. Qwen
+Code runs with ``HOME`` set to a temporary dir whose settings turn off
+telemetry, usage statistics and update checks, so it reads nothing of the user's
+and sends nothing anywhere else.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import re
+import shutil
+import subprocess
+import tempfile
+import time
+from pathlib import Path
+
+from bench.common import ROOT, clean_env, median, report
+from bench.startup import _workspace, headless_turn
+from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+PEERS = ROOT / "bench" / ".peers"
+DEFAULT_PACKAGE = "@qwen-code/qwen-code"
+QWEN_SETTINGS = {
+    "general": {"disableAutoUpdate": True, "disableUpdateNag": True},
+    "telemetry": {"enabled": False},
+    "privacy": {"usageStatisticsEnabled": False},
+}
+
+
+def skipped(reason: str) -> None:
+    print(f"peers.qwen_code: skipped ({reason})", flush=True)
+
+
+def install_qwen(package: str) -> tuple[Path, str]:
+    """The `qwen` executable (installed when missing) and its version; raises RuntimeError with the reason."""
+    npm = shutil.which("npm")
+    if npm is None:
+        raise RuntimeError("npm is not on PATH; install Node.js >= 20 to compare with Qwen Code")
+    folder = PEERS / re.sub(r"[^A-Za-z0-9._-]+", "_", package.lstrip("@"))
+    binary = folder / "node_modules" / ".bin" / "qwen"
+    if not binary.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        print(f"# installing {package} into {folder.relative_to(ROOT)} (npm)", flush=True)
+        done = subprocess.run(
+            [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(folder), package],
+            capture_output=True,
+            text=True,
+        )
+        if done.returncode != 0 or not binary.exists():
+            tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
+            raise RuntimeError(f"npm install {package} failed: {' / '.join(tail) or 'no output'}")
+    manifest = folder / "node_modules" / "@qwen-code" / "qwen-code" / "package.json"
+    version = json.loads(manifest.read_text())["version"] if manifest.exists() else "unknown"
+    return binary, version
+
+
+def qwen_turn(binary: Path, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one `qwen -p` turn."""
+    started = time.perf_counter()
+    process = subprocess.Popen(
+        [str(binary), "--auth-type", "openai", "-p", "Say hello."],
+        cwd=cwd,
+        env=env,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    out = process.stdout.read() if process.stdout else b""
+    err = process.stderr.read() if process.stderr else b""
+    if os.waitstatus_to_exitcode(status) != 0 or b"hello" not in out.lower():
+        raise RuntimeError(f"qwen turn failed: {(err or out).decode(errors='replace')[-500:]}")
+    return wall, usage.ru_maxrss / 1024
+
+
+def qwen_env(base_url: str) -> dict[str, str]:
+    home = Path(tempfile.mkdtemp(prefix="qwen-bench-home-"))
+    (home / ".qwen").mkdir()
+    (home / ".qwen" / "settings.json").write_text(json.dumps(QWEN_SETTINGS))
+    return {
+        "PATH": os.environ.get("PATH", "/usr/bin:/bin"),
+        "HOME": home.as_posix(),
+        "OPENAI_BASE_URL": base_url,
+        "OPENAI_API_KEY": "bench",
+        "OPENAI_MODEL": "bench-model",
+        "NO_PROXY": "127.0.0.1,localhost",
+        "TERM": "dumb",
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--runs", type=int, default=7)
+    args = parser.parse_args()
+    package = os.environ.get("QWEN_CODE_PACKAGE", DEFAULT_PACKAGE)
+    try:
+        binary, version = install_qwen(package)
+    except (RuntimeError, OSError) as exc:
+        skipped(str(exc))
+        return 0
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    server = FakeOpenAIServer(responder=lambda request: Reply.text("Hello! ", "How can I help?", usage=(1200, 8)))
+    server.start()
+    try:
+        ours_env = clean_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", OPENAI_MODEL="bench-model")
+        theirs_env = qwen_env(server.base_url)
+        ours_ws, theirs_ws = _workspace(), _workspace()
+        try:  # one warm-up each (file cache, node's compile cache); not counted
+            headless_turn(ours_env, ours_ws)
+            qwen_turn(binary, theirs_env, theirs_ws)
+        except RuntimeError as exc:
+            skipped(str(exc))
+            return 0
+        ours, theirs = [], []
+        for _ in range(args.runs):
+            ours.append(headless_turn(ours_env, ours_ws))
+            theirs.append(qwen_turn(binary, theirs_env, theirs_ws))
+    finally:
+        server.stop()
+    ours_wall, theirs_wall = median([w for w, _ in ours]), median([w for w, _ in theirs])
+    ours_rss, theirs_rss = median([m for _, m in ours]), median([m for _, m in theirs])
+    extra = {"runs": args.runs, "qwen_code_version": version, "node": node}
+    report("peers.agentctx_one_turn_wall", ours_wall, "s", **extra)
+    report("peers.qwen_code_one_turn_wall", theirs_wall, "s", **extra)
+    report("peers.agentctx_one_turn_peak_rss", ours_rss, "MiB", **extra)
+    report("peers.qwen_code_one_turn_peak_rss", theirs_rss, "MiB", **extra)
+    report("peers.qwen_code_wall_ratio", theirs_wall / ours_wall, "x", target=8.0, **extra)
+    report("peers.qwen_code_memory_ratio", theirs_rss / ours_rss, "x", **extra)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
