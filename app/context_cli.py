@@ -8,8 +8,8 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 from app.context.report import RENDERERS, ContextReport, load_report
 
@@ -23,15 +23,13 @@ def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPar
     parser.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
     args = parser.parse_args(argv)
 
-    from app.config import SettingsError, load_settings
+    from app.cli_settings import settings_for_cli
     from app.core.session.listing import SessionNotFound, find_session, latest_session
     from app.paths import Paths
 
     paths = Paths.for_cwd(args.cwd)
-    try:
-        settings = load_settings(paths)
-    except SettingsError as exc:
-        print(f"agentctx-tui: settings error: {exc}", file=sys.stderr)
+    settings = settings_for_cli(paths)
+    if settings is None:
         return EXIT_USAGE
     try:
         summary = find_session(paths.chats_dir, args.session) if args.session else latest_session(paths.chats_dir)

@@ -3,9 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -18,16 +17,14 @@ def hooks_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParse
         command.add_argument("-C", "--cwd", type=Path)
     args = parser.parse_args(argv)
 
-    from app.config import SettingsError, load_settings
+    from app.cli_settings import settings_for_cli
     from app.context.hooks.bridge import build_hooks, hooks_table
     from app.context.hooks.trust import FolderTrust
     from app.paths import Paths
 
     paths = Paths.for_cwd(args.cwd)
-    try:
-        settings = load_settings(paths)
-    except SettingsError as exc:
-        print(f"agentctx-tui: settings error: {exc}", file=sys.stderr)
+    settings = settings_for_cli(paths)
+    if settings is None:
         return EXIT_USAGE
     trust = FolderTrust(paths.config_dir)
     if args.action in ("trust", "untrust"):

@@ -15,6 +15,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from app.cli_settings import settings_for_cli
+
 if TYPE_CHECKING:
     from app.config import Settings
     from app.context.memory import MemoryEntry, MemoryPaths, MemoryStore
@@ -219,7 +221,7 @@ def _counts(mem: MemoryPaths) -> dict[str, dict[str, Any]]:
 def _recall(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory import MemoryStore, memory_age, recall_for_query
 
-    settings = _settings(paths)
+    settings = settings_for_cli(paths)
     if settings is None:
         return EXIT_USAGE
     mem = _mem(paths)
@@ -258,7 +260,7 @@ def _forget(args: argparse.Namespace, paths: Paths) -> int:
     )
     from app.context.memory.forget_preview import describe_item, forget_preview
 
-    settings = _settings(paths)
+    settings = settings_for_cli(paths)
     if settings is None:
         return EXIT_USAGE
     store = MemoryStore(_mem(paths))
@@ -359,16 +361,6 @@ def _entries(mem: MemoryPaths) -> list[MemoryEntry]:
     from app.context.memory import MemoryScope, MemoryStore
 
     return MemoryStore(mem).list_scopes(tuple(MemoryScope))
-
-
-def _settings(paths: Paths) -> Settings | None:
-    from app.config import SettingsError, load_settings
-
-    try:
-        return load_settings(paths)
-    except SettingsError as error:
-        print(f"agentctx-tui: settings error: {error}", file=sys.stderr)
-        return None
 
 
 def _provider(settings: Settings) -> Provider | None:

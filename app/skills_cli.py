@@ -4,9 +4,8 @@ from __future__ import annotations
 
 import argparse
 import json
-import sys
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Sequence
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -19,17 +18,15 @@ def skills_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPars
     listing.add_argument("-C", "--cwd", type=Path)
     args = parser.parse_args(argv)
 
-    from app.config import SettingsError, load_settings
+    from app.cli_settings import settings_for_cli
     from app.context.skills import SkillManager
+    from app.context.skills.listing_text import skills_text
     from app.paths import Paths
     from app.runtime import _home
-    from app.context.skills.listing_text import skills_text
 
     paths = Paths.for_cwd(args.cwd)
-    try:
-        settings = load_settings(paths)
-    except SettingsError as exc:
-        print(f"agentctx-tui: settings error: {exc}", file=sys.stderr)
+    settings = settings_for_cli(paths)
+    if settings is None:
         return EXIT_USAGE
     manager = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
     if args.json:

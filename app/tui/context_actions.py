@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from app.tui.guards import STARTING_UP, idle_model
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.text_view import TextScreen
 from app.tui.widgets.context_map import ContextMap
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 AUTO_SHOW_MAP_WIDTH = 150
 CONTEXT_MODES = ("list", "detail", "map", "json")
 UNKNOWN_MODE = "Unknown /context mode. Use: /context, /context list, /context detail, /context map, or /context json"
-STARTING_UP = "Still starting up; try again in a moment."
 
 
 class ContextActions:
@@ -144,15 +144,8 @@ class ContextActions:
     # -- /init ---------------------------------------------------------------------------------------
 
     def action_init_context_file(self) -> None:
-        runtime = self.runtime
+        runtime = idle_model(self, "/init")
         if runtime is None:
-            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
-            return
-        if runtime.agent is None:
-            self.notify("/init needs a model: configure an endpoint first (F1 for help).", severity="error")  # type: ignore[attr-defined]
-            return
-        if runtime.agent.busy:
-            self.notify("A turn is running; wait for it or press Esc first.", severity="warning")  # type: ignore[attr-defined]
             return
         from app.context.instructions.names import current_context_filename
 

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
+from app.tui.guards import STARTING_UP, idle_model
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.short_path import short_path
 
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from app.context.memory.manager import MemoryManager
     from app.runtime import Runtime
 
-STARTING_UP = "Still starting up; try again in a moment."
 REMEMBER_USAGE = "Usage: /remember <what to remember>"
 FORGET_USAGE = "Usage: /forget <memory text to remove>"
 
@@ -64,15 +64,7 @@ class MemoryActions:
         if not text.strip():
             self.notify(REMEMBER_USAGE, severity="warning")  # type: ignore[attr-defined]
             return
-        runtime = self.runtime
-        if runtime is None:
-            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
-            return
-        if runtime.agent is None:
-            self.notify("/remember needs a model: configure an endpoint first (F1 for help).", severity="error")  # type: ignore[attr-defined]
-            return
-        if runtime.agent.busy:
-            self.notify("A turn is running; wait for it or press Esc first.", severity="warning")  # type: ignore[attr-defined]
+        if idle_model(self, "/remember") is None:
             return
         from app.context.prompt.base import template
 

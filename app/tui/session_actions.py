@@ -18,6 +18,7 @@ from app.core.session.recap import (
 )
 from app.core.session.records import SUBTYPE_SLASH_COMMAND, TITLE_SOURCE_MANUAL
 from app.core.session.titles import manual_title
+from app.tui.guards import STARTING_UP
 from app.tui.widgets.message_views import RECAP_LABEL
 from app.tui.widgets.transcript import Entry
 
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
     from app.config import Settings
     from app.runtime import Runtime
 
-STARTING_UP = "Still starting up; try again in a moment."
 RENAME_USAGE = "Usage: /rename <title>"
 RECAP_NEEDS_MODEL = "/recap needs a model: configure an endpoint first (F1 for help)."
 RECAPPING = "recapping…"

@@ -14,7 +14,8 @@ from app.context.prompt.base import template
 from app.context.report import ContextReport, render_detail, render_list, render_map
 from app.context.request import AssembledRequest
 from app.core.tokens import estimate_tokens
-from app.tui.context_actions import STARTING_UP, UNKNOWN_MODE
+from app.tui.context_actions import UNKNOWN_MODE
+from app.tui.guards import STARTING_UP
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.text_view import TextScreen

@@ -74,7 +74,8 @@ def test_prepared_suggestion_snapshot(snap_compare, fake_llm: FakeOpenAIServer, 
     monkeypatch.setattr("app.core.session.recorder.new_session_id", lambda: "5e55104d-0000-4000-8000-000000000000")
     workspace = tmp_path / "ws"
     (workspace / ".git").mkdir(parents=True)
-    fake_llm.push(Reply.text("`greet()` returns a greeting, but `'helo'` is misspelled."), Reply.text("fix the typo"))
+    # Fixed usage: the estimated one would follow the length of the temporary path in the prompt.
+    fake_llm.push(Reply.text("`greet()` returns a greeting, but `'helo'` is misspelled.", usage=(3100, 20)), Reply.text("fix the typo"))
     fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("Fixed the typo."))
     app = _app(fake_llm, workspace)
 
