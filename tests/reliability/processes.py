@@ -50,7 +50,8 @@ class Driver:
 
     def start(self) -> Driver:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-        env.update(OPENAI_BASE_URL=self.server.base_url, OPENAI_API_KEY="k", OPENAI_MODEL="fake-model", PYTHONPATH=str(ROOT))
+        python_path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
+        env.update(OPENAI_BASE_URL=self.server.base_url, OPENAI_API_KEY="k", OPENAI_MODEL="fake-model", PYTHONPATH=python_path)
         env["AGENTCTX_DISABLE_AUTO_TITLE"] = "1"  # a title query would race the scripted replies for nothing
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.reliability.driver", "--cwd", str(self.repo), *self.args],

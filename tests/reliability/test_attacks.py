@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import os
-import time
 from pathlib import Path
 
 import pytest
@@ -29,7 +28,7 @@ from app.core.tools.registry import builtin_registry
 from app.paths import Paths
 from app.runtime import Runtime, build_runtime
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.reliability.helpers import Script, attach, of_type, record_rows, settings_for, turn
+from tests.reliability.helpers import attach, of_type, record_rows, settings_for, turn
 
 SECRET = "TOP-SECRET-OUTSIDE-THE-PROJECT"
 GITHUB_PAT = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"  # the shape of a token, not a real one
@@ -314,13 +313,24 @@ def _adversarial_texts() -> list[str]:
 
 
 @pytest.mark.timeout(60)
-def test_the_secret_scanner_stays_linear_on_worst_case_inputs() -> None:
-    # 400+ inputs of ~200 KB to 1 MB: linear scanning takes seconds; a quadratic pattern would not finish
-    # before the timeout guard (one quadratic rule on one of them is already minutes).
-    texts = _adversarial_texts()
-    for text in texts:
+def test_the_secret_scanner_stays_fast_on_near_misses_for_every_rule() -> None:
+    # 400+ inputs of ~200 KB: seconds in all, each rule's cost linear in the text.
+    for text in _adversarial_texts():
         scan(text)
-    # The two rules with a wide gap are decided by linear matchers; check they still find a real key.
+
+
+@pytest.mark.timeout(10)
+def test_the_wide_gap_secret_rules_stay_linear_on_worst_case_inputs() -> None:
+    # The two rules with a wide gap between literals are decided by linear matchers: milliseconds here.
+    # On the backtracking engine the first input alone takes minutes (every header retries a
+    # 16,384-character gap), so the timeout guard fails the test long before it would finish.
+    worst = [
+        "-----BEGIN PRIVATE KEY-----" * 80_000,  # 2 MB of headers, no footer
+        ("-----BEGIN RSA PRIVATE KEY-----" + "A" * 64 + "\n") * 20_000,  # headers and bodies, no footer
+        ("sk-" + "a" * 30 + "T3BlbkFJ ") * 50_000,  # markers with too short a tail
+        ("sk-" + "a" * 5) * 250_000,  # prefixes and no marker
+    ]
+    assert [scan(text) for text in worst] == [[], [], [], []]
     assert has_openai_marker_key("x sk-" + "a" * 20 + "T3BlbkFJ" + "b" * 20 + " y")
     assert has_private_key_block("-----BEGIN PRIVATE KEY-----\n" + "A" * 64 + "\n-----END PRIVATE KEY-----")
 

@@ -8,7 +8,6 @@ spec's invariants on what comes out.
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import urllib.parse
@@ -375,16 +374,15 @@ def test_glob_activation_never_raises_and_never_wakes_on_paths_outside_the_proje
     check(prop, examples)
 
 
-@pytest.mark.timeout(30)
-@pytest.mark.parametrize("examples", BUDGETS)
-def test_glob_matching_stays_fast_on_pathological_patterns(examples: int) -> None:
-    @given(st.integers(2, 40), st.integers(10, 400), st.sampled_from(["*a", "**/a/", "a*/", "?*"]), st.sampled_from(["a", "a/", "ab"]))
-    def prop(repeats: int, length: int, unit: str, filler: str) -> None:
-        fuzzed()
-        regex = compile_pattern(unit * repeats + "b")
-        regex.fullmatch((filler * length)[:length])  # no match, which is where backtracking explodes
-
-    check(prop, examples)
+@pytest.mark.timeout(20)
+def test_glob_matching_stays_fast_on_pathological_patterns() -> None:
+    # Deterministic, not a property: a timeout inside hypothesis would only start it shrinking,
+    # re-running slow examples with no timeout left. Each of these took minutes with backtracking.
+    for unit in ("*a", "?*a", "a*?", "**/a/", "**/a*/"):
+        for repeats in (8, 16, 32):
+            regex = compile_pattern(unit * repeats + "b")
+            for path in ("a" * 120, "a/" * 60, "ab" * 60 + "a"):
+                assert regex.fullmatch(path) is None  # no "b" at the end: where backtracking explodes
 
 
 # -- the session record -----------------------------------------------------------------------------------------
