@@ -125,6 +125,16 @@ def test_team_index_appears_when_the_team_directory_exists(tmp_path: Path) -> No
     assert "never credentials" in text
 
 
+def test_a_hand_written_team_index_loses_control_and_invisible_characters(tmp_path: Path) -> None:
+    paths = make_paths(tmp_path)
+    written = "- [Deploy](project/deploy.md) \u2014 how we ship\u202e\u200b\x1b[31m\n- [Own words](project/x.md) \u2014 kept as written\n"
+    put(paths.team_root, "MEMORY.md", written)
+    put(paths.project_root, "MEMORY.md", "- [Mine\u200b](feedback/m.md) \u2014 mine\n")
+    indexes = {index.scope: index.content for index in load_scope_indexes(paths)}
+    assert indexes[MemoryScope.TEAM] == "- [Deploy](project/deploy.md) \u2014 how we ship [31m\n- [Own words](project/x.md) \u2014 kept as written\n"
+    assert indexes[MemoryScope.PROJECT] == "- [Mine\u200b](feedback/m.md) \u2014 mine\n", "a private index is the person's own"
+
+
 def test_a_symlinked_team_root_is_left_out(tmp_path: Path) -> None:
     paths = make_paths(tmp_path)
     elsewhere = tmp_path / "elsewhere"

@@ -35,6 +35,12 @@ def sanitize_index_field(value: str) -> str:
     return truncate_with_ellipsis(value, MAX_INDEX_FIELD_CHARS)
 
 
+def clean_index_text(line: str) -> str:
+    """A whole index line read back from disk, without control or invisible characters (the size limits of
+    the whole index still apply when it enters the prompt)."""
+    return _INVISIBLE.sub("", _CONTROL.sub(" ", line))
+
+
 def encode_index_path_target(rel_path: str) -> str:
     """The first 120 code points of ``rel_path``, every byte outside ``[A-Za-z0-9._~-/]``
     written as ``%XX`` (upper case) of its UTF-8 encoding."""

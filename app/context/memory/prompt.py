@@ -8,12 +8,13 @@ costs far fewer tokens for a person who has not saved anything yet.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from importlib import resources
 from pathlib import Path
 from string import Template
 
+from app.context.memory.index_line import clean_index_text
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import (
     INDEX_FILENAME,
@@ -65,9 +66,14 @@ def load_scope_indexes(paths: MemoryPaths, *, include_team: bool | None = None) 
         include_team = paths.team_root.is_dir()
     if include_team and _team_root_is_safe(paths):
         scopes.append(MemoryScope.TEAM)
-    return [
-        ScopeIndex(scope, paths.root(scope), read_text_no_follow(paths.index_file(scope)) or "") for scope in scopes
-    ]
+    indexes = [ScopeIndex(scope, paths.root(scope), read_text_no_follow(paths.index_file(scope)) or "") for scope in scopes]
+    return [replace(index, content=clean_shared_index(index.content)) if index.scope is MemoryScope.TEAM else index for index in indexes]
+
+
+def clean_shared_index(content: str) -> str:
+    """A committed index may have been written by hand, by anyone with push access: each line loses the
+    control and invisible characters that our own index lines never carry."""
+    return "\n".join(clean_index_text(line) for line in content.split("\n"))
 
 
 def build_memory_prompt(indexes: Sequence[ScopeIndex], *, force_full: bool = False) -> str:
