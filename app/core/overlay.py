@@ -11,6 +11,7 @@ from __future__ import annotations
 import difflib
 import hashlib
 import os
+import re
 import shutil
 import tempfile
 from collections.abc import Iterator
@@ -49,10 +50,41 @@ def _fingerprint(path: Path) -> str | None:
         return "<dir>"
 
 
+SHADOW_PREFIX = "agentctx-"
+_SHADOW_NAME = re.compile(rf"{SHADOW_PREFIX}(\d+)-speculation-\w+")
+
+
+def remove_stale_shadows(parent: Path | None = None) -> list[Path]:
+    """Shadow trees left by processes that died before accepting or discarding (``agentctx-<pid>-speculation-…``)."""
+    parent = Path(parent or tempfile.gettempdir())
+    try:
+        names = [entry.name for entry in parent.iterdir() if entry.name.startswith(SHADOW_PREFIX)]
+    except OSError:
+        return []
+    removed: list[Path] = []
+    for name in names:
+        match = _SHADOW_NAME.fullmatch(name)
+        entry = parent / name
+        if match and int(match.group(1)) != os.getpid() and not _process_alive(int(match.group(1))) and not entry.is_symlink():
+            shutil.rmtree(entry, ignore_errors=True)
+            removed.append(entry)
+    return removed
+
+
+def _process_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:  # someone else's process: alive, and not ours to clean up after
+        return True
+    return True
+
+
 class OverlayFileSystem:
     def __init__(self, root: Path, *, key: str = "speculation") -> None:
         self.root = Path(os.path.realpath(root))
-        self.shadow = Path(tempfile.mkdtemp(prefix=f"agentctx-{os.getpid()}-{key}-"))
+        self.shadow = Path(tempfile.mkdtemp(prefix=f"{SHADOW_PREFIX}{os.getpid()}-{key}-"))
         self.tombstones: set[Path] = set()
         self.written: set[Path] = set()
         self.seen: dict[Path, str | None] = {}

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.events import Event, TurnFailed, TurnFinished
 from app.core.history import Message
 from app.core.llm.side_query import side_query
-from app.core.overlay import OverlayChange, OverlayFileSystem
+from app.core.overlay import OverlayChange, OverlayConflict, OverlayFileSystem, remove_stale_shadows
 from app.core.tools.base import Tool
 from app.core.tools.permissions import PermissionDecision
 
@@ -98,6 +98,7 @@ class Speculation:
     def start(cls, base: Agent, prompt: str) -> Speculation:
         from app.core.agent import Agent, AgentLimits
 
+        remove_stale_shadows()
         overlay = OverlayFileSystem(base.tool_context.root)
         history = list(base.history)
         fork = Agent(
@@ -124,14 +125,18 @@ class Speculation:
             self.status = "cancelled"
             raise
         except Exception as exc:  # a crashing speculation is reported and thrown away
-            self.status, self.error = "failed", f"{type(exc).__name__}: {exc}"
+            self._fail(f"{type(exc).__name__}: {exc}")
             return
         final = self.events[-1] if self.events else None
         if isinstance(final, TurnFinished):
             self.status = "ready"
         else:
-            self.status = "failed"
-            self.error = final.message if isinstance(final, TurnFailed) else "the speculative turn did not finish"
+            self._fail(final.message if isinstance(final, TurnFailed) else "the speculative turn did not finish")
+
+    def _fail(self, error: str) -> None:
+        # Nothing of a failed run will be applied (accepting sends the prompt as a normal turn): drop its shadow now.
+        self.status, self.error = "failed", error
+        self.overlay.discard()
 
     @property
     def running(self) -> bool:
@@ -165,5 +170,9 @@ class Speculation:
         """
         if self.status != "ready":
             raise RuntimeError(f"the speculation is {self.status}, not ready")
-        self.overlay.apply()
+        try:
+            self.overlay.apply()
+        except OverlayConflict:
+            self.abort()  # prepared against files that are gone: it can only be sent again
+            raise
         return self.messages

@@ -171,6 +171,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
             problem = str(exc)
             self.notify(problem, severity="error", timeout=8)
             runtime = await asyncio.to_thread(build_runtime, self.settings, self.paths)
+        self.dismiss_suggestion()  # a turn prepared for the old session has no place in the new one
         previous, self.runtime = self.runtime, runtime
         if previous is not None:
             await previous.aclose()
@@ -349,6 +350,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self.notify("Press ctrl+c again to quit.", timeout=QUIT_WINDOW_SECONDS)
 
     async def on_unmount(self) -> None:
+        self.drop_speculation()  # its shadow copy goes with it
         if self.runtime is not None:
             await self.runtime.aclose(drain_seconds=EXIT_DRAIN_SECONDS)
 

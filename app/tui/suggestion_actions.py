@@ -84,10 +84,14 @@ class SuggestionActions:
 
     # -- the person's answer --------------------------------------------------------------------
 
-    def dismiss_suggestion(self) -> None:
+    def drop_speculation(self) -> None:
+        """Stop a prepared or running speculation and delete its shadow copy (the screen is left alone)."""
         if self._speculation is not None:
             self._speculation.abort()
             self._speculation = None
+
+    def dismiss_suggestion(self) -> None:
+        self.drop_speculation()
         if self._suggestion:
             self._suggestion = ""
             self.prompt.show_suggestion("")  # type: ignore[attr-defined]

@@ -91,6 +91,7 @@ async def test_a_file_changed_meanwhile_refuses_the_apply(fake_llm: FakeOpenAISe
     with pytest.raises(OverlayConflict):
         speculation.accept()
     assert (workspace / "app.py").read_text() == "# rewritten by hand\n"
+    assert speculation.status == "cancelled" and not speculation.overlay.shadow.exists()
 
 
 async def test_the_speculative_shell_is_read_only_and_writes_outside_are_refused(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
@@ -106,6 +107,8 @@ async def test_the_speculative_shell_is_read_only_and_writes_outside_are_refused
     outputs = {e.call.id: e.output for e in speculation.events if e.kind == "tool_call_finished"}
     assert "read-only" in outputs["s1"].lower() or "refus" in outputs["s1"].lower()
     assert "outside the workspace" in outputs["w1"]
+    speculation.abort()
+    assert not speculation.overlay.shadow.exists()
 
 
 async def test_a_failing_speculation_is_reported_not_applied(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
@@ -114,6 +117,7 @@ async def test_a_failing_speculation_is_reported_not_applied(fake_llm: FakeOpenA
     speculation = Speculation.start(agent, "fix the typo")
     await speculation.wait()
     assert speculation.status == "failed" and "server error" in speculation.error
+    assert not speculation.overlay.shadow.exists(), "nothing of a failed run is kept"
     with pytest.raises(RuntimeError):
         speculation.accept()
 

@@ -70,6 +70,24 @@ async def test_enter_sends_the_suggestion_as_a_normal_turn_when_preparing_failed
         assert not app.query_one("#command-hint").display
 
 
+async def test_a_file_changed_while_preparing_applies_nothing_and_gives_the_words_back(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("It greets."), Reply.text("fix the typo"))
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("Fixed the typo."))
+    app = _app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what does app.py do?")
+        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        speculation = app._speculation
+        (workspace / "app.py").write_text("# edited meanwhile\n", encoding="utf-8")
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: any("was not applied" in n for n in notifications(app)), what="refusal")
+        assert (workspace / "app.py").read_text() == "# edited meanwhile\n"
+        assert app.prompt.text == "fix the typo", "the suggestion is back in the prompt, to send again"
+        assert not speculation.overlay.shadow.exists()
+        assert [m.content for m in app.runtime.agent.history if m.role == "user"][-1] == "what does app.py do?"
+
+
 def test_prepared_suggestion_snapshot(snap_compare, fake_llm: FakeOpenAIServer, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
     monkeypatch.setattr("app.core.session.recorder.new_session_id", lambda: "5e55104d-0000-4000-8000-000000000000")
     workspace = tmp_path / "ws"

@@ -2,12 +2,23 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import tempfile
 from pathlib import Path
 
 import pytest
 
-from app.core.overlay import OverlayConflict, OverlayFileSystem
+from app.core.overlay import OverlayConflict, OverlayFileSystem, remove_stale_shadows
 from app.core.tools.errors import ToolError
+
+
+@pytest.fixture(autouse=True)
+def _shadows_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Shadows these tests leave behind on purpose go with tmp_path, not into /tmp."""
+    shadows = tmp_path / "shadows"
+    shadows.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(shadows))
 
 
 @pytest.fixture
@@ -102,3 +113,17 @@ def test_escapes_are_refused(workspace: Path, tmp_path: Path) -> None:
     with pytest.raises(ToolError):
         fs.read_bytes(workspace / "link.txt")
     assert outside.read_text() == "secret\n"
+
+
+def test_shadows_of_dead_processes_are_swept_and_others_left(tmp_path: Path) -> None:
+    dead = subprocess.Popen(["true"])
+    dead.wait()
+    stale = tmp_path / f"agentctx-{dead.pid}-speculation-abc123"
+    (stale / "src").mkdir(parents=True)
+    mine = tmp_path / f"agentctx-{os.getpid()}-speculation-def456"
+    alive = tmp_path / "agentctx-1-speculation-ghi789"  # init never dies
+    unrelated = tmp_path / "agentctx-shots-xyz"
+    for folder in (mine, alive, unrelated):
+        folder.mkdir()
+    assert remove_stale_shadows(tmp_path) == [stale]
+    assert not stale.exists() and mine.exists() and alive.exists() and unrelated.exists()
