@@ -57,7 +57,7 @@ NO_ENDPOINT_MESSAGE = (
 )
 
 
-@dataclass
+@dataclass(repr=False)
 class Runtime:
     settings: Settings
     paths: Paths
@@ -75,6 +75,11 @@ class Runtime:
     titles: AutoTitler | None = None
     # When a resumed session was last written to (its last record), for the recap after a break.
     last_activity: datetime | None = None
+
+    def __repr__(self) -> str:
+        # Short on purpose: Textual's @work describes each call by repr'ing its arguments, and the
+        # generated repr spelt out every resumed message (a 100 MB session took 5x its size in RAM).
+        return f"Runtime(session={self.recorder.session_id!r}, resumed_messages={len(self.resumed_messages)})"
 
     async def start_session(self, source: str) -> list[str]:
         """SessionStart and InstructionsLoaded hooks; returns the problems to show (each once)."""

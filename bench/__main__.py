@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["startup", "instructions", "context_report", "compaction", "skills", "memory", "sessions"]
+SCRIPTS = ["startup", "peers", "instructions", "context_report", "compaction", "skills", "memory", "sessions", "tui", "idle"]
 
 
 def main() -> int:

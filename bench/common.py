@@ -36,3 +36,21 @@ def clean_env(**extra: str) -> dict[str, str]:
 
 def python() -> str:
     return sys.executable
+
+
+def peak_rss_bytes() -> int:
+    """This process's peak resident memory so far.
+
+    ``VmHWM`` belongs to the process image: ``ru_maxrss`` would also count the parent's memory
+    when the child was forked from a big parent (Linux keeps it across ``execve``).
+    """
+    try:
+        with open("/proc/self/status") as handle:
+            for line in handle:
+                if line.startswith("VmHWM:"):
+                    return int(line.split()[1]) * 1024
+    except OSError:
+        pass
+    import resource
+
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024

@@ -59,6 +59,7 @@ def install_qwen(package: str) -> tuple[Path, str]:
             [npm, "install", "--no-audit", "--no-fund", "--no-save", "--prefix", str(folder), package],
             capture_output=True,
             text=True,
+            check=False,
         )
         if done.returncode != 0 or not binary.exists():
             tail = (done.stderr or done.stdout).strip().splitlines()[-3:]
@@ -113,13 +114,13 @@ def main() -> int:
     except (RuntimeError, OSError) as exc:
         skipped(str(exc))
         return 0
-    node = subprocess.run(["node", "--version"], capture_output=True, text=True).stdout.strip()
+    node = subprocess.run(["node", "--version"], capture_output=True, text=True, check=False).stdout.strip()
     server = FakeOpenAIServer(responder=lambda request: Reply.text("Hello! ", "How can I help?", usage=(1200, 8)))
     server.start()
+    ours_env = clean_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", OPENAI_MODEL="bench-model")
+    theirs_env = qwen_env(server.base_url)
+    ours_ws, theirs_ws = _workspace(), _workspace()
     try:
-        ours_env = clean_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", OPENAI_MODEL="bench-model")
-        theirs_env = qwen_env(server.base_url)
-        ours_ws, theirs_ws = _workspace(), _workspace()
         try:  # one warm-up each (file cache, node's compile cache); not counted
             headless_turn(ours_env, ours_ws)
             qwen_turn(binary, theirs_env, theirs_ws)
@@ -132,6 +133,8 @@ def main() -> int:
             theirs.append(qwen_turn(binary, theirs_env, theirs_ws))
     finally:
         server.stop()
+        for folder in (ours_env["AGENTCTX_HOME"], theirs_env["HOME"], ours_ws, theirs_ws):
+            shutil.rmtree(folder, ignore_errors=True)
     ours_wall, theirs_wall = median([w for w, _ in ours]), median([w for w, _ in theirs])
     ours_rss, theirs_rss = median([m for _, m in ours]), median([m for _, m in theirs])
     extra = {"runs": args.runs, "qwen_code_version": version, "node": node}

@@ -2,7 +2,7 @@
 
 Resume is measured in a fresh subprocess per run: ``load_session`` plus building
 the transcript entries the TUI shows (``entries_from_history``), wall time and
-the growth of peak RSS (``ru_maxrss`` after minus before, imports excluded) as a
+the growth of peak RSS (``VmHWM`` after minus before, imports excluded) as a
 multiple of the file size. Targets: <= 3 s and <= 2x the file size.
 
 The record is generated (seeded) the way the recorder writes it: user prompts,
@@ -20,14 +20,13 @@ from __future__ import annotations
 import argparse
 import json
 import random
-import resource
 import subprocess
 import sys
 import tempfile
 import time
 from pathlib import Path
 
-from bench.common import median, python, report
+from bench.common import median, peak_rss_bytes, python, report
 
 SEED = 20260819
 RESUME_MB = 100
@@ -104,12 +103,12 @@ def _child_resume(path: Path) -> None:
     from app.core.session.resume import load_session
     from app.tui.widgets.transcript import entries_from_history
 
-    before = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    before = peak_rss_bytes()
     started = time.perf_counter()
     loaded = load_session(path)
     entries = entries_from_history(loaded.messages)
     seconds = time.perf_counter() - started
-    after = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+    after = peak_rss_bytes()
     print(json.dumps({"seconds": seconds, "peak_growth": after - before, "messages": len(loaded.messages), "entries": len(entries), "warnings": len(loaded.warnings)}))
 
 

@@ -4,11 +4,18 @@ Never raises for a bad file: an unreadable file, a symlink that leaves the root,
 a file name with control characters, all become entries with problems. The
 walk does not follow directory symlinks, skips hidden names (atomic writes
 leave ``.name.tmp`` files for a moment) and the root's own MEMORY.md.
+
+Recall lists every memory on every turn, so a parsed entry is kept and reused
+while the file's ``lstat`` (inode, size, mtime, ctime) is unchanged; like git's
+index, a file changed less than a second before it was read is never reused
+(a coarse clock could give the next write the same times). Symlinks are always
+read again.
 """
 
 from __future__ import annotations
 
 import os
+import time
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -25,6 +32,12 @@ from app.context.memory.textunits import utf16_sort_key
 MAX_SCAN_DEPTH = 4
 # A scope with more files than this is broken; listing stops rather than stall.
 MAX_SCAN_FILES = 20_000
+# A file changed this recently when it was read is read again next time.
+RACY_NS = 1_000_000_000
+# Parsed entries are kept for this many scope roots (the project's, the person's, team memory...).
+MAX_CACHED_ROOTS = 8
+
+_Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 
 
 @dataclass(frozen=True)
@@ -32,6 +45,12 @@ class _Found:
     path: str
     rel_path: str  # with '/' separators
     is_symlink: bool
+    stamp: _Stamp | None = None
+
+
+# (root as given, its real path, scope) -> {file path: (stamp, entry)}; replaced whole on each scan,
+# so it holds only files that still exist.
+_parsed: dict[tuple[str, str, str], dict[str, tuple[_Stamp, MemoryEntry]]] = {}
 
 
 def scan_scope(root: Path, scope: MemoryScope) -> list[MemoryEntry]:
@@ -39,9 +58,41 @@ def scan_scope(root: Path, scope: MemoryScope) -> list[MemoryEntry]:
     if not root.is_dir():
         return []
     real_root = os.path.realpath(root)
-    entries = [_entry(real_root, scope, found) for found in _markdown_files(root)]
+    key = (str(root), real_root, scope.value)
+    previous = _parsed.pop(key, {})
+    current: dict[str, tuple[_Stamp, MemoryEntry]] = {}
+    entries = [_cached_entry(previous, current, real_root, scope, found) for found in _markdown_files(root)]
+    while len(_parsed) >= MAX_CACHED_ROOTS:
+        _parsed.pop(next(iter(_parsed)))
+    _parsed[key] = current
     entries.sort(key=lambda e: utf16_sort_key(e.rel_path))
     return entries
+
+
+def clear_scan_cache() -> None:
+    """Forget every parsed entry (the next listing reads every file)."""
+    _parsed.clear()
+
+
+def _cached_entry(
+    previous: dict[str, tuple[_Stamp, MemoryEntry]],
+    current: dict[str, tuple[_Stamp, MemoryEntry]],
+    real_root: str,
+    scope: MemoryScope,
+    found: _Found,
+) -> MemoryEntry:
+    stamp = found.stamp
+    if stamp is None or found.is_symlink:
+        return _entry(real_root, scope, found)
+    hit = previous.get(found.path)
+    if hit is not None and hit[0] == stamp:
+        current[found.path] = hit
+        return hit[1]
+    read_at = time.time_ns()
+    entry = _entry(real_root, scope, found)
+    if max(stamp[2], stamp[3]) < read_at - RACY_NS:
+        current[found.path] = (stamp, entry)
+    return entry
 
 
 def read_entry(root: Path, scope: MemoryScope, path: Path) -> MemoryEntry:
@@ -68,8 +119,17 @@ def _markdown_files(root: Path) -> list[_Found]:
                 if depth + 1 < MAX_SCAN_DEPTH:
                     pending.append((item.path, f"{prefix}{name}/", depth + 1))
             elif name.endswith(".md") and not (depth == 0 and name == INDEX_FILENAME):
-                found.append(_Found(item.path, prefix + name, _is_symlink(item)))
+                symlink = _is_symlink(item)
+                found.append(_Found(item.path, prefix + name, symlink, None if symlink else _stamp(item)))
     return found[:MAX_SCAN_FILES]
+
+
+def _stamp(item: os.DirEntry[str]) -> _Stamp | None:
+    try:
+        stat = item.stat(follow_symlinks=False)
+    except OSError:
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def _is_dir(item: os.DirEntry[str]) -> bool:

@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import asyncio
+import time
+from typing import TYPE_CHECKING
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
@@ -10,6 +14,9 @@ from textual.widgets import Markdown, Static
 
 from app.tui.inert import inert
 from app.tui.widgets.transcript import Entry
+
+if TYPE_CHECKING:
+    from textual.timer import Timer
 
 STATUS_MARKS = {
     "waiting": ("?", "$warning"),
@@ -21,6 +28,10 @@ STATUS_MARKS = {
 }
 # Long tool output is cut in the view (the model saw all of it, the record keeps all of it).
 MAX_OUTPUT_LINES = 200
+# While a reply streams, its text reaches the Markdown widget at most this often: every update lays
+# the whole reply out again, and fewer of them leave the event loop time to keep up with a fast
+# stream (5,000 tokens at 1,000 a second in bench/tui.py).
+STREAM_UPDATE_SECONDS = 0.1
 
 
 class UserView(Static):
@@ -52,6 +63,9 @@ class AssistantView(Vertical):
         super().__init__(classes="assistant-message")
         self.entry = entry
         self._stream = None
+        self._unshown = ""  # streamed text not handed to the Markdown widget yet
+        self._shown_at = 0.0
+        self._show_timer: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self._reasoning_tail()), classes="reasoning")
@@ -80,20 +94,63 @@ class AssistantView(Vertical):
 
     async def write(self, text: str) -> None:
         self.entry.text += text
+        self._unshown += text
+        wait = self._shown_at + STREAM_UPDATE_SECONDS - time.monotonic()
+        if wait <= 0:
+            await self._show_streamed()
+        elif self._show_timer is None:
+            self._show_timer = self.set_timer(wait, self._show_streamed)
+
+    async def _show_streamed(self) -> None:
+        """Hand the text streamed since the last update to the Markdown widget."""
+        if self._show_timer is not None:
+            self._show_timer.stop()
+            self._show_timer = None
+        self._shown_at = time.monotonic()
+        text, self._unshown = self._unshown, ""
+        if not text:
+            return
         if self._stream is None:
             self._stream = Markdown.get_stream(self.query_one(Markdown))
         await self._stream.write(inert(text))
 
     async def finish(self) -> None:
-        """End the stream and render the whole text once (streamed fences can lose content)."""
+        """End the stream and render the whole text once (streamed fences can lose content).
+
+        The streamed text reaches the screen first: the whole render of a long reply takes
+        a good part of a second, and the last words must not wait for it.
+        """
+        await self._show_streamed()
         self.entry.streaming = False
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
+            await self._next_frame()
         await self.query_one(Markdown).update(inert(self.entry.text))
         self._sync_reasoning()
 
+    async def _next_frame(self, timeout: float = 0.5) -> None:
+        """Until the streamed text is drawn (at most ``timeout`` seconds)."""
+        markdown = self.query_one(Markdown)
+        drawn = asyncio.Event()
+
+        async def wait() -> None:
+            # A stopped stream can leave its last append still running: wait for it first.
+            async with markdown.lock:
+                pass
+            self.call_after_refresh(drawn.set)
+            await drawn.wait()
+
+        try:
+            await asyncio.wait_for(wait(), timeout)
+        except TimeoutError:
+            pass
+
     async def reset(self) -> None:
+        if self._show_timer is not None:
+            self._show_timer.stop()
+            self._show_timer = None
+        self._unshown = ""
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
