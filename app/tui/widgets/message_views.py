@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+import re
 import time
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,18 @@ MAX_OUTPUT_LINES = 200
 # the whole reply out again, and fewer of them leave the event loop time to keep up with a fast
 # stream (5,000 tokens at 1,000 a second in bench/tui.py).
 STREAM_UPDATE_SECONDS = 0.1
+# What a streamed reply shows differs from a whole render of its text in two cases only (Textual
+# 8.2): rows that stream into a table become plain cells, and a reference link defined after its
+# use stays unresolved. A reply with either is rendered whole once it ends; any other is left as
+# streamed, because rendering a 5,000-token reply again blocks the screen for over a second.
+_TABLE_DELIMITER = re.compile(r"^[ \t]*\|?[ \t]*:?-+:?[ \t]*\|[-:| \t]*$", re.MULTILINE)
+_REFERENCE_DEFINITION = re.compile(r"^ {0,3}\[[^\]\n]+\]:", re.MULTILINE)
+
+
+def needs_whole_render(text: str) -> bool:
+    """Whether a streamed reply must be rendered again from its whole text to look right."""
+    # A CR split from its LF by a chunk boundary is drawn as a control picture while streaming.
+    return "\r" in text or bool(_TABLE_DELIMITER.search(text) or _REFERENCE_DEFINITION.search(text))
 
 
 class UserView(Static):
@@ -115,18 +128,20 @@ class AssistantView(Vertical):
         await self._stream.write(inert(text))
 
     async def finish(self) -> None:
-        """End the stream and render the whole text once (streamed fences can lose content).
+        """End the stream; render the whole text again only where streaming shows it wrongly.
 
         The streamed text reaches the screen first: the whole render of a long reply takes
         a good part of a second, and the last words must not wait for it.
         """
         await self._show_streamed()
         self.entry.streaming = False
+        streamed = self._stream is not None
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
             await self._next_frame()
-        await self.query_one(Markdown).update(inert(self.entry.text))
+        if not streamed or needs_whole_render(self.entry.text):
+            await self.query_one(Markdown).update(inert(self.entry.text))
         self._sync_reasoning()
 
     async def _next_frame(self, timeout: float = 0.5) -> None:
