@@ -27,6 +27,8 @@ def median(values: list[float]) -> float:
 def clean_env(**extra: str) -> dict[str, str]:
     """The environment of a user's shell with nothing of ours leaking in, plus a private AGENTCTX_HOME."""
     env = {k: v for k, v in os.environ.items() if not k.startswith(("OPENAI_", "AGENTCTX_"))}
+    # Sandboxes set this; a user's Python keeps compiled modules, and the warm-up run writes them.
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
     env["AGENTCTX_HOME"] = tempfile.mkdtemp(prefix="agentctx-bench-home-")
     env["NO_PROXY"] = "127.0.0.1,localhost"
     env["PYTHONPATH"] = str(ROOT)

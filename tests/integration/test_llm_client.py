@@ -1,8 +1,9 @@
-"""The real openai SDK client, through our provider, against the scripted local server."""
+"""Our OpenAI-compatible client (httpx2, server-sent events) against the scripted local server."""
 
 from __future__ import annotations
 
 import asyncio
+import json
 import socket
 
 import pytest
@@ -216,3 +217,71 @@ async def test_side_query_times_out(fake_llm: FakeOpenAIServer) -> None:
     with pytest.raises(LLMError) as caught:
         await side_query(_provider(fake_llm), system="s", prompt="p", timeout=0.3)
     assert caught.value.kind == "timeout"
+
+
+def _event_stream(*lines: str, end: str = "\n") -> Reply:
+    """A raw event-stream body, line by line, as some servers write it."""
+    return Reply.garbage(end.join(lines) + end, content_type="text/event-stream")
+
+
+def _delta(content: str = "", finish: str | None = None) -> str:
+    delta = {"content": content} if content else {}
+    return json.dumps({"choices": [{"index": 0, "delta": delta, "finish_reason": finish}]})
+
+
+async def test_keep_alive_comments_crlf_and_data_without_a_space_are_read(fake_llm: FakeOpenAIServer) -> None:
+    # OpenRouter sends ": OPENROUTER PROCESSING" while it waits; some servers end lines with CRLF.
+    fake_llm.push(
+        _event_stream(
+            ": OPENROUTER PROCESSING", "", f"data: {_delta('Hel')}", "", "id: 7", f"data:{_delta('lo')}", "",
+            f"data: {_delta(finish='stop')}", "", "data: [DONE]", "",
+            end="\r\n",
+        )
+    )
+    assembler, _ = await _collect(_provider(fake_llm), _request())
+    assert assembler.message().content == "Hello"
+    assert assembler.finish_reason == "stop"
+
+
+async def test_an_event_split_over_data_lines_is_one_json_chunk(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.push(_event_stream('data: {"choices": [{"index": 0,', 'data: "delta": {"content": "joined"}}]}', ""))
+    assembler, _ = await _collect(_provider(fake_llm), _request())
+    assert assembler.message().content == "joined"
+
+
+async def test_a_named_error_event_stops_the_answer_with_its_message(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.push(_event_stream(f"data: {_delta('par')}", "", "event: error", 'data: {"message": "quota exhausted"}', ""))
+    with pytest.raises(LLMError) as caught:
+        await _collect(_provider(fake_llm), _request())
+    assert caught.value.kind == "stream"
+    assert "quota exhausted" in caught.value.message
+
+
+async def test_a_context_length_error_inside_the_stream_is_recognised(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.push(Reply.stream_error(after=[], message="This model's maximum context length is 8192 tokens"))
+    with pytest.raises(LLMError) as caught:
+        await _collect(_provider(fake_llm), _request())
+    assert caught.value.kind == "context_length"
+
+
+async def test_the_key_the_agent_and_extra_body_fields_reach_the_server(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.push(Reply.text("ok"))
+    request = _request()
+    request.extra_body = {"enable_thinking": False}
+    await _collect(_provider(fake_llm), request)
+    sent = fake_llm.requests[0]
+    assert sent.path.endswith("/chat/completions")
+    assert sent.headers["authorization"] == "Bearer k"
+    assert sent.headers["user-agent"].startswith("agentctx-tui/")
+    assert sent.body["enable_thinking"] is False
+
+
+async def test_a_long_error_body_is_explained_and_a_huge_one_quoted_short(fake_llm: FakeOpenAIServer) -> None:
+    fake_llm.push(Reply.error(400, body={"error": {"message": "bad " + "x" * 200_000}}))
+    fake_llm.push(Reply.error(400, body={"error": {"message": "huge " + "x" * 3_000_000}}))
+    for expected in ("bad xxx", '{"error": {"message": "huge xxx'):
+        with pytest.raises(LLMError) as caught:
+            await _collect(_provider(fake_llm), _request())
+        assert caught.value.kind == "bad_request"
+        assert caught.value.message.startswith(f"The model endpoint refused the request (HTTP 400): {expected}")
+    assert len(caught.value.message) < 400

@@ -128,7 +128,7 @@ FAULTS = [
         "malformed chunk",
         [Reply.sse(_chunk({"role": "assistant", "content": "par"}), "{not json")],
         1,
-        "The endpoint at {base_url} sent something that is not an OpenAI-compatible answer (JSONDecodeError).",
+        "The endpoint at {base_url} sent something that is not an OpenAI-compatible answer (a streamed event that is not JSON: '{{not json').",
     ),
     Fault(
         "chunk with unknown fields",

@@ -6,7 +6,7 @@ import re
 from dataclasses import dataclass
 
 # Phrases servers use when the prompt does not fit the window (OpenAI, vLLM, DashScope, llama.cpp).
-_CONTEXT_LENGTH = re.compile(
+CONTEXT_LENGTH = re.compile(
     r"context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds? the (?:model'?s? )?(?:max|context)",
     re.IGNORECASE,
 )
@@ -100,7 +100,7 @@ def from_status(status: int, body: object, text: str, headers: dict[str, str], *
             retryable=True,
             retry_after=retry_after,
         )
-    if _CONTEXT_LENGTH.search(detail):
+    if CONTEXT_LENGTH.search(detail):
         return LLMError(
             f"The request is larger than the model's context window (HTTP {status}): {detail}.",
             kind="context_length",
@@ -110,11 +110,10 @@ def from_status(status: int, body: object, text: str, headers: dict[str, str], *
 
 
 def classify(exc: BaseException, *, base_url: str, model: str, read_timeout: float, mid_stream: bool = False) -> LLMError:
-    """Map an exception from the openai SDK or the HTTP layer to an LLMError.
+    """Map an exception from the HTTP layer (httpx2, or the openai SDK's) to an LLMError.
 
-    Matching on class names keeps openai and httpx2 imports off this module, so the
-    mapping also works for exceptions raised while iterating a stream (which the SDK
-    does not wrap).
+    Matching on class names keeps httpx2 imports off this module, and the same
+    mapping holds for a client that wraps them (the SDK's APIConnectionError...).
     """
     if isinstance(exc, LLMError):
         return exc
@@ -152,7 +151,7 @@ def classify(exc: BaseException, *, base_url: str, model: str, read_timeout: flo
         )
     if "APIError" in names:
         message = getattr(exc, "message", None) or str(exc)
-        if _CONTEXT_LENGTH.search(message):
+        if CONTEXT_LENGTH.search(message):
             return LLMError(
                 f"The request is larger than the model's context window: {message}.", kind="context_length"
             )

@@ -1,17 +1,22 @@
-"""A Provider for any OpenAI-compatible chat-completions endpoint, on the openai SDK.
+"""A Provider for any OpenAI-compatible chat-completions endpoint, spoken over httpx2 directly.
 
-The SDK is imported on first use: it costs a noticeable part of a second, and the
-TUI must draw its first frame before that.
+One POST to ``<base_url>/chat/completions``; a streamed answer is read as server-sent
+events, each a JSON chunk, until ``[DONE]``. Going without the openai SDK keeps about a
+quarter of a second of imports (its hundreds of API types) off every headless turn
+and off the TUI's first request; httpx2 itself is imported on first use.
 """
 
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncIterator
+import json
+from collections.abc import AsyncIterator, Mapping
 from typing import Any
 
+from app import __version__
 from app.core.history import Message, ToolCall, Usage
-from app.core.llm.errors import LLMError, classify
+from app.core.llm.errors import CONTEXT_LENGTH, LLMError, classify, from_status
+from app.core.llm.sse import server_events
 from app.core.llm.types import (
     ChatRequest,
     Completion,
@@ -23,8 +28,10 @@ from app.core.llm.types import (
     UsagePiece,
 )
 
-# Local servers need no key, but the SDK refuses an empty one.
+# Local servers need no key; some proxies still want the header present.
 _PLACEHOLDER_KEY = "not-needed"
+# An error body longer than this is not read further (its start is quoted instead of its message).
+_MAX_ERROR_BODY = 1024 * 1024
 
 
 class OpenAICompatProvider:
@@ -52,21 +59,27 @@ class OpenAICompatProvider:
 
     def _client(self) -> Any:
         if self._client_instance is None:
-            import openai
+            import httpx2
 
-            self._client_instance = openai.AsyncOpenAI(
-                base_url=self.base_url,
-                api_key=self.api_key,
-                max_retries=0,  # retries are ours: bounded, visible, honouring Retry-After
-                timeout=openai.Timeout(self.read_timeout, connect=self.connect_timeout),
+            self._client_instance = httpx2.AsyncClient(
+                timeout=httpx2.Timeout(self.read_timeout, connect=self.connect_timeout),
+                headers={
+                    "Authorization": f"Bearer {self.api_key}",
+                    "Accept": "application/json",
+                    "User-Agent": f"agentctx-tui/{__version__}",
+                },
             )
         return self._client_instance
+
+    @property
+    def _url(self) -> str:
+        return f"{self.base_url}/chat/completions"
 
     async def aclose(self) -> None:
         """Close the connection pool (its sockets would otherwise outlive a session switch)."""
         client, self._client_instance = self._client_instance, None
         if client is not None:
-            await client.close()
+            await client.aclose()
 
     def _error(self, exc: BaseException, *, mid_stream: bool = False) -> LLMError:
         return classify(exc, base_url=self.base_url, model=self.model, read_timeout=self.read_timeout, mid_stream=mid_stream)
@@ -84,7 +97,7 @@ class OpenAICompatProvider:
         if request.response_format:
             kwargs["response_format"] = request.response_format
         if request.extra_body:
-            kwargs["extra_body"] = request.extra_body
+            kwargs.update(request.extra_body)
         if stream:
             kwargs["stream"] = True
             if self._send_stream_options:
@@ -92,28 +105,36 @@ class OpenAICompatProvider:
         return kwargs
 
     async def stream(self, request: ChatRequest) -> AsyncIterator[StreamPiece]:
+        try:
+            async for piece in self._stream_once(request):
+                yield piece
+        except LLMError as error:
+            if error.kind != "bad_request" or "stream_options" not in error.message or not self._send_stream_options:
+                raise
+            self._send_stream_options = False
+            async for piece in self._stream_once(request):
+                yield piece
+
+    async def _stream_once(self, request: ChatRequest) -> AsyncIterator[StreamPiece]:
         client = self._client()
-        try:
-            stream = await client.chat.completions.create(**self._arguments(request, stream=True))
-        except Exception as exc:
-            error = self._error(exc)
-            if error.kind == "bad_request" and "stream_options" in error.message and self._send_stream_options:
-                self._send_stream_options = False
-                stream = await self._retry_create(client, request)
-            else:
-                raise error from None
+        body = self._arguments(request, stream=True)
         received = False
+        answered = False
         try:
-            async for chunk in stream:
-                for piece in _pieces(chunk):
-                    received = True
-                    yield piece
-        except (asyncio.CancelledError, GeneratorExit):
+            async with client.stream("POST", self._url, json=body) as response:
+                if response.status_code >= 400:
+                    raise await self._status_error(response)
+                answered = True
+                async for event in server_events(response.aiter_lines()):
+                    if event.data.strip() == "[DONE]":
+                        break
+                    for piece in _pieces(self._chunk(event.data, event.event)):
+                        received = True
+                        yield piece
+        except (asyncio.CancelledError, GeneratorExit, LLMError):
             raise
         except Exception as exc:
-            raise self._error(exc, mid_stream=True) from None
-        finally:
-            await _close_quietly(stream)
+            raise self._error(exc, mid_stream=answered) from None
         if not received:
             raise LLMError(
                 f"The endpoint at {self.base_url} answered with no data; it does not look like an "
@@ -121,97 +142,154 @@ class OpenAICompatProvider:
                 kind="bad_response",
             )
 
-    async def _retry_create(self, client: Any, request: ChatRequest) -> Any:
+    async def _status_error(self, response: Any) -> LLMError:
+        """The error for an HTTP error answer, with the server's own message when it gave one."""
+        raw = b""
+        async for part in response.aiter_bytes():
+            raw += part
+            if len(raw) >= _MAX_ERROR_BODY:
+                break
+        text = raw[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
+        headers = {key.lower(): value for key, value in response.headers.items()}
+        return from_status(response.status_code, _json_or_none(text), text, headers, base_url=self.base_url, model=self.model)
+
+    def _chunk(self, data: str, event: str) -> Mapping[str, Any]:
+        """One event's JSON chunk; an error event or an ``error`` object becomes an LLMError."""
         try:
-            return await client.chat.completions.create(**self._arguments(request, stream=True))
-        except Exception as exc:
-            raise self._error(exc) from None
+            chunk = json.loads(data)
+        except ValueError:
+            raise LLMError(
+                f"The endpoint at {self.base_url} sent something that is not an OpenAI-compatible answer "
+                f"(a streamed event that is not JSON: {data[:80]!r}).",
+                kind="bad_response",
+            ) from None
+        if not isinstance(chunk, dict):
+            raise LLMError(
+                f"The endpoint at {self.base_url} sent something that is not an OpenAI-compatible answer "
+                f"(a streamed event that is not a JSON object: {data[:80]!r}).",
+                kind="bad_response",
+            )
+        if event == "error" or chunk.get("error"):
+            raise _stream_error(chunk.get("error", chunk))
+        return chunk
 
     async def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
         client = self._client()
-        kwargs = self._arguments(request, stream=False)
+        options: dict[str, Any] = {"json": self._arguments(request, stream=False)}
         if timeout is not None:
-            kwargs["timeout"] = timeout
+            options["timeout"] = timeout
         try:
-            response = await client.chat.completions.create(**kwargs)
+            response = await client.post(self._url, **options)
         except Exception as exc:
             raise self._error(exc) from None
-        if not getattr(response, "choices", None):
+        if response.status_code >= 400:
+            raise await self._status_error(response)
+        payload = _json_or_none(response.text)
+        if not isinstance(payload, dict):
+            raise LLMError(f"The endpoint at {self.base_url} sent something that is not an OpenAI-compatible answer.", kind="bad_response")
+        if payload.get("error"):
+            raise _stream_error(payload["error"])
+        choices = payload.get("choices")
+        if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise LLMError(f"The endpoint at {self.base_url} answered without any choices.", kind="bad_response")
-        choice = response.choices[0]
-        raw = choice.message
+        choice = choices[0]
+        raw = _mapping(choice.get("message"))
         calls = [
-            ToolCall(id=c.id or "", name=c.function.name or "", arguments=c.function.arguments or "")
-            for c in (raw.tool_calls or [])
+            ToolCall(id=_text(call.get("id")), name=_text(function.get("name")), arguments=_text(function.get("arguments")))
+            for call in map(_mapping, _list(raw.get("tool_calls")))
+            for function in [_mapping(call.get("function"))]
         ]
-        message = Message(
-            role="assistant",
-            content=raw.content or "",
-            tool_calls=calls,
-            reasoning=_reasoning_of(raw) or "",
-        )
-        return Completion(message=message, usage=_usage_of(response.usage), finish_reason=choice.finish_reason)
+        message = Message(role="assistant", content=_text(raw.get("content")), tool_calls=calls, reasoning=_reasoning_of(raw))
+        return Completion(message=message, usage=_usage_of(payload.get("usage")), finish_reason=choice.get("finish_reason"))
 
 
-def _pieces(chunk: Any) -> list[StreamPiece]:
-    """The pieces in one SSE chunk (usage may ride on any chunk, with or without choices)."""
+def _pieces(chunk: Mapping[str, Any]) -> list[StreamPiece]:
+    """The pieces in one SSE chunk (usage may ride on any chunk, with or without choices).
+
+    Fields of the wrong type are treated as absent: servers differ in what they leave null.
+    """
     pieces: list[StreamPiece] = []
-    for choice in getattr(chunk, "choices", None) or []:
-        delta = choice.delta
-        if delta is not None:
-            reasoning = _reasoning_of(delta)
-            if reasoning:
-                pieces.append(ReasoningPiece(reasoning))
-            if delta.content:
-                pieces.append(TextPiece(delta.content))
-            for call in delta.tool_calls or []:
-                function = call.function
-                pieces.append(
-                    ToolCallPiece(
-                        index=call.index if call.index is not None else 0,
-                        id=call.id,
-                        name=function.name if function else None,
-                        arguments=(function.arguments or "") if function else "",
-                    )
+    for choice in map(_mapping, _list(chunk.get("choices"))):
+        delta = _mapping(choice.get("delta"))
+        reasoning = _reasoning_of(delta)
+        if reasoning:
+            pieces.append(ReasoningPiece(reasoning))
+        content = _text(delta.get("content"))
+        if content:
+            pieces.append(TextPiece(content))
+        for call in map(_mapping, _list(delta.get("tool_calls"))):
+            function = _mapping(call.get("function"))
+            index = call.get("index")
+            pieces.append(
+                ToolCallPiece(
+                    index=index if isinstance(index, int) else 0,
+                    id=call.get("id") if isinstance(call.get("id"), str) else None,
+                    name=function.get("name") if isinstance(function.get("name"), str) else None,
+                    arguments=_text(function.get("arguments")),
                 )
-        if choice.finish_reason:
-            pieces.append(FinishPiece(choice.finish_reason))
-    usage = _usage_of(getattr(chunk, "usage", None))
+            )
+        finish = choice.get("finish_reason")
+        if isinstance(finish, str) and finish:
+            pieces.append(FinishPiece(finish))
+    usage = _usage_of(chunk.get("usage"))
     if usage is not None:
         pieces.append(UsagePiece(usage))
     return pieces
 
 
-def _reasoning_of(obj: Any) -> str | None:
+def _reasoning_of(obj: Mapping[str, Any]) -> str:
     # DashScope and vLLM say reasoning_content; OpenRouter and Ollama say reasoning.
     for name in ("reasoning_content", "reasoning"):
-        value = getattr(obj, name, None)
+        value = obj.get(name)
         if isinstance(value, str) and value:
             return value
-    return None
+    return ""
 
 
 def _usage_of(raw: Any) -> Usage | None:
-    if raw is None:
+    if not isinstance(raw, dict):
         return None
-    details = getattr(raw, "completion_tokens_details", None)
-    prompt_details = getattr(raw, "prompt_tokens_details", None)
-    prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
-    completion = int(getattr(raw, "completion_tokens", 0) or 0)
+    prompt = _count(raw.get("prompt_tokens"))
+    completion = _count(raw.get("completion_tokens"))
     return Usage(
         prompt_tokens=prompt,
         completion_tokens=completion,
-        total_tokens=int(getattr(raw, "total_tokens", 0) or (prompt + completion)),
-        reasoning_tokens=int(getattr(details, "reasoning_tokens", 0) or 0) if details else 0,
-        cached_tokens=int(getattr(prompt_details, "cached_tokens", 0) or 0) if prompt_details else 0,
+        total_tokens=_count(raw.get("total_tokens")) or (prompt + completion),
+        reasoning_tokens=_count(_mapping(raw.get("completion_tokens_details")).get("reasoning_tokens")),
+        cached_tokens=_count(_mapping(raw.get("prompt_tokens_details")).get("cached_tokens")),
     )
 
 
-async def _close_quietly(stream: Any) -> None:
-    close = getattr(stream, "close", None)
-    if close is None:
-        return
+def _stream_error(error: Any) -> LLMError:
+    """An error the endpoint reported inside a 200 answer (an ``error`` object or event)."""
+    if isinstance(error, dict):
+        message = str(error.get("message") or error.get("type") or error)
+    else:
+        message = str(error)
+    message = message.strip().rstrip(".")
+    if CONTEXT_LENGTH.search(message):
+        return LLMError(f"The request is larger than the model's context window: {message}.", kind="context_length")
+    return LLMError(f"The model endpoint reported an error in the middle of the answer: {message}.", kind="stream")
+
+
+def _json_or_none(text: str) -> Any:
     try:
-        await close()
-    except Exception:  # closing a broken connection may fail again; the real error is already raised
-        pass
+        return json.loads(text)
+    except ValueError:
+        return None
+
+
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, dict) else {}
+
+
+def _list(value: Any) -> list[Any]:
+    return value if isinstance(value, list) else []
+
+
+def _text(value: Any) -> str:
+    return value if isinstance(value, str) else ""
+
+
+def _count(value: Any) -> int:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else 0
