@@ -12,6 +12,7 @@ import fcntl
 import os
 import pty
 import select
+import shutil
 import signal
 import struct
 import subprocess
@@ -85,9 +86,9 @@ def main() -> None:
     args = parser.parse_args()
     server = FakeOpenAIServer(responder=lambda request: Reply.text("Hello! ", "How can I help?", usage=(1200, 8)))
     server.start()
+    workspace = _workspace()
+    env = clean_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", OPENAI_MODEL="bench-model")
     try:
-        workspace = _workspace()
-        env = clean_env(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", OPENAI_MODEL="bench-model")
         headless_turn(env, workspace)  # warm the OS file cache once; not counted
         frames = [first_frame_seconds(env, workspace) for _ in range(args.runs)]
         report("startup.first_tui_frame", median(frames), "s", runs=args.runs, min=min(frames), max=max(frames))
@@ -98,6 +99,8 @@ def main() -> None:
         report("headless.one_turn_peak_rss", median(peaks), "MiB", runs=args.runs, max=max(peaks))
     finally:
         server.stop()
+        shutil.rmtree(workspace, ignore_errors=True)
+        shutil.rmtree(env["AGENTCTX_HOME"], ignore_errors=True)
 
 
 if __name__ == "__main__":
