@@ -105,13 +105,13 @@ def test_classify_uses_class_names_of_the_http_layer() -> None:
     class RemoteProtocolError(Exception):
         pass
 
-    class APIConnectionError(Exception):
+    class ConnectError(Exception):
         pass
 
     assert classify(ReadTimeout(), base_url="u", model="m", read_timeout=3).kind == "timeout"
     dropped = classify(RemoteProtocolError("peer closed"), base_url="u", model="m", read_timeout=3)
     assert dropped.kind == "connection" and "dropped" in dropped.message
-    refused = APIConnectionError("Connection error.")
+    refused = ConnectError("All connection attempts failed")
     refused.__cause__ = ConnectionRefusedError("[Errno 111] Connection refused")
     error = classify(refused, base_url="http://127.0.0.1:9/v1", model="m", read_timeout=3)
     assert "connection refused" in error.message and error.retryable
