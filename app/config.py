@@ -38,6 +38,8 @@ class ModelSettings:
     read_timeout: float = 120.0
     max_retries: int = 4
     max_retry_seconds: float = 60.0
+    # Whether the model takes images (read_file sends them); unset: known from the model's name.
+    vision: bool | None = None
 
 
 @dataclass
@@ -82,6 +84,8 @@ class CompactionSettings:
     pruning: str = "cache-ttl"  # off | cache-ttl
     prune_ttl_minutes: float = 5.0
     memory_flush: bool = True
+    # Images from tool results that start a compaction below the token threshold (0: never).
+    image_threshold: int = 50
 
 
 @dataclass

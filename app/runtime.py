@@ -37,7 +37,7 @@ from app.context.memory.manager import MemoryManager
 from app.core.history import Message, ToolCall, Usage
 from app.core.llm.provider import Provider
 from app.core.tools.permission_rules import escape_pattern, parse_rule
-from app.core.llm.models import context_window_for
+from app.core.llm.models import context_window_for, takes_images
 from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
 from app.core.session.auto_title import AutoTitler
@@ -296,6 +296,7 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         shell_timeout=runtime.settings.shell.timeout,
         output_limit=runtime.settings.shell.output_limit,
         extra_roots=(mem.project_root, mem.user_root),
+        images=takes_images(model.name, model.vision),
     )
     skills = runtime.skills
     compactor = Compactor(

@@ -222,7 +222,7 @@ class ContextAssembler:
         history_parts = message_parts(history, first_index=len(self._prelude))
         tool_parts = tool_schema_parts(tools)
         for part in (*tool_parts, *history_parts):
-            part.tokens = self.counter.count(part.text)
+            part.tokens = self.counter.count(part.text) + part.fixed_tokens
         # Fixed parts are copied: a request is a record of what was sent and must not change later.
         system = [replace(p) for p in self._system_parts]
         if addition:

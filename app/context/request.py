@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from typing import Any
 
 from app.core.history import Message
+from app.core.images import IMAGE_TOKEN_ESTIMATE
 from app.core.llm.types import ChatRequest
 
 SYSTEM, TOOLS, MESSAGES = "system", "tools", "messages"
@@ -62,6 +63,7 @@ class RequestPart:
     message_index: int | None = None
     status: str = ""  # instruction files: OK / TRUNCATED
     tokens: int = 0
+    fixed_tokens: int = 0  # what the text does not show: images, at a fixed estimate each
 
     @property
     def group(self) -> str:
@@ -104,11 +106,20 @@ class AssembledRequest:
 
 
 def message_text(message: Message) -> str:
-    """The text of a message as it weighs in the request (content plus tool-call arguments)."""
-    pieces = [message.content]
+    """The text of a message as it weighs in the request (content, tool-call arguments, image placeholders)."""
+    pieces = [message.text_with_placeholders()]
     for call in message.tool_calls:
         pieces.append(f"{call.name}({call.arguments})")
     return "\n".join(p for p in pieces if p)
+
+
+def image_tokens(message: Message) -> int:
+    return IMAGE_TOKEN_ESTIMATE * len(message.images)
+
+
+def message_tokens(count: Callable[[str], int], message: Message) -> int:
+    """A message's weight: its text counted, its images estimated."""
+    return count(message_text(message)) + image_tokens(message)
 
 
 SKILLS_MARKERS = ("<available_skills>", "The skills available to the skill tool have changed.")
@@ -135,7 +146,15 @@ def message_parts(messages: Iterable[Message], *, first_index: int = 0) -> list[
         kind = message_kind(message)
         name = f"{message.name or 'tool'} result" if kind == "tool_result" else kind
         parts.append(
-            RequestPart(block=MESSAGES, kind=kind, name=name, source=f"message {index + 1}", text=message_text(message), message_index=index)
+            RequestPart(
+                block=MESSAGES,
+                kind=kind,
+                name=name,
+                source=f"message {index + 1}",
+                text=message_text(message),
+                message_index=index,
+                fixed_tokens=image_tokens(message),
+            )
         )
     return parts
 

@@ -37,6 +37,7 @@ from app.core.events import (
     UsageUpdated,
 )
 from app.core.history import Message, ToolCall, Usage, close_dangling_tool_calls
+from app.core.images import ImagePart
 from app.core.llm.assembly import ReplyAssembler
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider, stream_with_retries
@@ -400,7 +401,7 @@ class Agent(CompactionSteps):
             await self.hooks.after_tool(call, args, result.output, status)
             self._hook_notices(emit)
         line = f"{summary} · {result.summary}" if result.summary else summary
-        self._finish_tool(call, result.output, status, line, emit)
+        self._finish_tool(call, result.output, status, line, emit, images=list(result.images))
 
     async def _ask(self, call: ToolCall, tool: Tool, args: dict, summary: str, emit: Callable[[object], None]) -> Decision:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
@@ -421,8 +422,10 @@ class Agent(CompactionSteps):
         except Exception as exc:  # a tool bug ends this call visibly, not the whole turn
             return ToolResult(output=f"Internal error in {tool.name}: {type(exc).__name__}: {exc}", is_error=True, summary="internal error")
 
-    def _finish_tool(self, call: ToolCall, output: str, status: str, summary: str, emit: Callable[[object], None]) -> None:
-        result = Message.tool_result(call, output, is_error=status != "ok")
+    def _finish_tool(
+        self, call: ToolCall, output: str, status: str, summary: str, emit: Callable[[object], None], *, images: list[ImagePart] | None = None
+    ) -> None:
+        result = Message.tool_result(call, output, is_error=status != "ok", images=images)
         self.history.append(result)
         self._record(result)
         emit(ToolCallFinished(call=call, status=status, output=output, summary=summary))

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 Emit = Callable[[object], None]
 MAX_OVERFLOW_COMPACTIONS = 3
+IMAGE_OVERFLOW = "image_overflow"
 NEW_SESSION_ADVICE = "Start a new session (/new), or /compress with a focus on what matters now."
 OVERFLOW_ADVICE = "The conversation does not fit the model's context window even after compacting it {n} times. " + NEW_SESSION_ADVICE
 # A compaction that made nothing smaller: sending the same request again would only be refused again.
@@ -63,9 +64,13 @@ class CompactionSteps:
             compactor.flushed = True
             if self.on_memory_flush is not None:
                 self.on_memory_flush()
-        if not await self._should_compact(band, tokens, emit):
+        if band in ("ok", "warn") and compactor.image_overflow(self.history):  # type: ignore[attr-defined]
+            trigger = IMAGE_OVERFLOW
+        elif await self._should_compact(band, tokens, emit):
+            trigger = band
+        else:
             return assembled
-        result = await self._compact(emit, trigger=band, forced=band == "hard")
+        result = await self._compact(emit, trigger=trigger, forced=band == "hard")
         return self.assembler.assemble(self.history, tools) if result.ok else assembled  # type: ignore[attr-defined]
 
     def _add_reminders(self) -> None:

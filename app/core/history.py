@@ -10,6 +10,8 @@ import json
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
+from app.core.images import ImagePart
+
 Role = Literal["system", "user", "assistant", "tool"]
 
 
@@ -45,7 +47,8 @@ class Message:
     """A single message of the conversation.
 
     ``tool_call_id``/``name`` are set on tool results; ``reasoning`` holds a
-    thinking model's ``reasoning_content`` (kept for display, never resent).
+    thinking model's ``reasoning_content`` (kept for display, never resent);
+    ``images`` are sent beside the text (see ``wire_messages``).
     """
 
     role: Role
@@ -55,21 +58,26 @@ class Message:
     name: str | None = None
     reasoning: str = ""
     is_error: bool = False
+    images: list[ImagePart] = field(default_factory=list)
 
     @classmethod
-    def user(cls, text: str) -> Message:
-        return cls(role="user", content=text)
+    def user(cls, text: str, images: list[ImagePart] | None = None) -> Message:
+        return cls(role="user", content=text, images=list(images or []))
 
     @classmethod
     def system(cls, text: str) -> Message:
         return cls(role="system", content=text)
 
     @classmethod
-    def tool_result(cls, call: ToolCall, output: str, *, is_error: bool = False) -> Message:
-        return cls(role="tool", content=output, tool_call_id=call.id, name=call.name, is_error=is_error)
+    def tool_result(cls, call: ToolCall, output: str, *, is_error: bool = False, images: list[ImagePart] | None = None) -> Message:
+        return cls(role="tool", content=output, tool_call_id=call.id, name=call.name, is_error=is_error, images=list(images or []))
+
+    def text_with_placeholders(self) -> str:
+        """The content with ``[image: <mime>]`` for each image, for where only text may go."""
+        return "\n".join([self.content, *(image.placeholder() for image in self.images)]).strip("\n")
 
     def to_openai(self) -> dict[str, Any]:
-        """The chat-completions wire form of this message."""
+        """The chat-completions wire form of this message (a tool result's images go in ``wire_messages``)."""
         out: dict[str, Any] = {"role": self.role}
         if self.role == "assistant":
             out["content"] = self.content or None
@@ -85,6 +93,8 @@ class Message:
         elif self.role == "tool":
             out["content"] = self.content
             out["tool_call_id"] = self.tool_call_id or ""
+        elif self.images:
+            out["content"] = _content_parts(self.content, self.images)
         else:
             out["content"] = self.content
         return out
@@ -101,6 +111,8 @@ class Message:
             out["reasoning"] = self.reasoning
         if self.is_error:
             out["is_error"] = True
+        if self.images:
+            out["images"] = [image.to_dict() for image in self.images]
         return out
 
     @classmethod
@@ -116,6 +128,7 @@ class Message:
             name=data.get("name"),
             reasoning=str(data.get("reasoning") or ""),
             is_error=bool(data.get("is_error", False)),
+            images=[image for image in map(ImagePart.from_dict, data.get("images") or []) if image is not None],
         )
 
 
@@ -151,6 +164,40 @@ class Usage:
     def from_dict(cls, data: dict[str, Any] | None) -> Usage:
         data = data or {}
         return cls(**{k: int(data.get(k) or 0) for k in cls().to_dict()})
+
+
+# Servers take images only in user messages: a tool result's images follow its results in one.
+TOOL_IMAGES_HEADER = "The images below were returned by the tool calls above."
+
+
+def wire_messages(messages: list[Message]) -> list[dict[str, Any]]:
+    """The chat-completions form of ``messages``, with each run of tool results' images after the run."""
+    out: list[dict[str, Any]] = []
+    pending: list[tuple[Message, ImagePart]] = []
+    for message in messages:
+        if pending and message.role != "tool":
+            out.append(_tool_images_message(pending))
+            pending = []
+        out.append(message.to_openai())
+        if message.role == "tool":
+            pending.extend((message, image) for image in message.images)
+    if pending:
+        out.append(_tool_images_message(pending))
+    return out
+
+
+def _tool_images_message(pending: list[tuple[Message, ImagePart]]) -> dict[str, Any]:
+    parts: list[dict[str, Any]] = [{"type": "text", "text": TOOL_IMAGES_HEADER}]
+    for message, image in pending:
+        parts.append({"type": "text", "text": f"From {image.source or message.name or 'a tool'} (call {message.tool_call_id}):"})
+        parts.append({"type": "image_url", "image_url": {"url": image.data_url()}})
+    return {"role": "user", "content": parts}
+
+
+def _content_parts(text: str, images: list[ImagePart]) -> list[dict[str, Any]]:
+    parts: list[dict[str, Any]] = [{"type": "text", "text": text}] if text else []
+    parts.extend({"type": "image_url", "image_url": {"url": image.data_url()}} for image in images)
+    return parts
 
 
 def wire_arguments(text: str) -> str:

@@ -62,7 +62,8 @@ class CompactionActions:
         elif isinstance(event, CompactionStarted):
             self._pending_compaction = None
             status.state = "compressing conversation history…"
-            await conversation.add(Entry(kind="notice", text=f"Compressing conversation history… ({event.trigger}, {format_tokens(event.tokens)} tokens)"))
+            why = "too many images from tool calls" if event.trigger == "image_overflow" else event.trigger
+            await conversation.add(Entry(kind="notice", text=f"Compressing conversation history… ({why}, {format_tokens(event.tokens)} tokens)"))
         elif isinstance(event, CompactionFinished):
             await conversation.add(Entry(kind="compaction" if event.ok else "error", text=event.message))
             self.notify(event.message, severity="information" if event.ok else "error", timeout=8)  # type: ignore[attr-defined]

@@ -1,11 +1,13 @@
-"""read_file: numbering, windows, truncation notes and clear errors."""
+"""read_file: numbering, windows, truncation notes, images and clear errors."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
+from app.core.tools import read_file as read_file_module
 from app.core.tools.base import ToolContext, ToolError
 from app.core.tools.read_file import ReadFileTool
 
@@ -77,9 +79,35 @@ async def test_empty_file(ctx: ToolContext) -> None:
 
 
 async def test_binary_file_is_a_clear_error(ctx: ToolContext) -> None:
-    (ctx.root / "img.png").write_bytes(b"\x89PNG\r\n\x1a\n\x00\x00\x00")
-    with pytest.raises(ToolError, match="img.png looks like a binary file"):
-        await tool.run({"path": "img.png"}, ctx)
+    (ctx.root / "tool.bin").write_bytes(b"\x7fELF\x02\x01\x01\x00\x00\x00")
+    with pytest.raises(ToolError, match="tool.bin looks like a binary file"):
+        await tool.run({"path": "tool.bin"}, ctx)
+
+
+PNG = b"\x89PNG\r\n\x1a\n" + bytes(range(256)) * 8
+
+
+async def test_an_image_is_returned_as_an_image_for_a_model_that_takes_them(ctx: ToolContext) -> None:
+    (ctx.root / "shot.data").write_bytes(PNG)  # recognised by its bytes, not its name
+    result = await tool.run({"path": "shot.data"}, replace(ctx, images=True))
+    assert result.summary == "PNG image, 2 KB" and not result.is_error
+    assert result.output == "shot.data is a PNG image (2 KB); it follows as an image."
+    [image] = result.images
+    assert image.mime == "image/png" and image.size == len(PNG) and image.source == "read_file shot.data"
+
+
+async def test_an_image_is_described_not_sent_to_a_model_that_does_not_take_them(ctx: ToolContext) -> None:
+    (ctx.root / "logo.png").write_bytes(PNG)
+    result = await tool.run({"path": "logo.png"}, ctx)
+    assert result.images == () and result.summary == "PNG image, not sent"
+    assert "model.vision: true" in result.output
+
+
+async def test_an_image_larger_than_the_cap_is_described(ctx: ToolContext, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setattr(read_file_module, "MAX_IMAGE_BYTES", 1024)
+    (ctx.root / "big.png").write_bytes(PNG)
+    result = await tool.run({"path": "big.png"}, replace(ctx, images=True))
+    assert result.images == () and result.summary == "PNG image, too large to send"
 
 
 async def test_non_utf8_file_names_the_relative_path(ctx: ToolContext) -> None:

@@ -18,6 +18,7 @@ from app.context.compaction.attachments import collect_attachments
 from app.context.compaction.compose import compose_history, live_tail_start, shrink_tail
 from app.context.compaction.micro import MicroResult, MicroSettings, micro_compact
 from app.context.compaction.pairing import repair_tool_pairs
+from app.context.compaction.slimming import tool_image_count, without_images
 from app.context.compaction.quality import missing_identifiers, missing_sections, recent_identifiers
 from app.context.compaction.summary import (
     CompressionStatus,
@@ -27,7 +28,7 @@ from app.context.compaction.summary import (
     template,
 )
 from app.context.compaction.thresholds import Thresholds, compute_thresholds
-from app.context.request import message_text
+from app.context.request import message_tokens
 from app.core.history import Message
 from app.core.llm.provider import Provider
 from app.core.tokens import Calibration, TokenCounter
@@ -152,8 +153,17 @@ class Compactor:
 
     # -- summary compaction ---------------------------------------------------------------------
 
+    def image_overflow(self, history: list[Message]) -> bool:
+        """Whether tool results hold enough images to compact below the token threshold (spec: image trigger).
+
+        Only images a summary can replace count: those of the turn in flight stay in its tail,
+        and counting them would compact again on every request of a screenshot-heavy turn.
+        """
+        threshold = self.settings.image_threshold
+        return threshold > 0 and not self.paused and tool_image_count(history[: live_tail_start(history)]) >= threshold
+
     def count(self, messages: list[Message]) -> int:
-        return sum(self.counter.count(message_text(m)) for m in messages)
+        return sum(message_tokens(self.counter.count, m) for m in messages)
 
     async def compact(self, history: list[Message], *, trigger: str, focus: str = "", forced: bool = False) -> CompactionResult:
         before = self.count(history)
@@ -172,8 +182,9 @@ class Compactor:
         outcome = await self._summarize(summarized, focus, history, forced=forced or trigger != "auto", hook_text=hook_text)
         if outcome.status.failed:
             return self._failed(trigger, outcome.status, before, outcome.error)
-        attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies())
-        messages = repair_tool_pairs(compose_history(outcome.summary, tail, "" if attachments.empty else attachments.text())).messages
+        attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies(), image_source=summarized)
+        text = "" if attachments.empty else attachments.text()
+        messages = repair_tool_pairs(compose_history(outcome.summary, tail, text, attachments.images)).messages
         after = self.count(messages)
         if after <= 0:
             return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_TOKEN_COUNT_ERROR, before, "")
@@ -188,7 +199,7 @@ class Compactor:
 
     async def _summarize(self, summarized: list[Message], focus: str, history: list[Message], *, forced: bool, hook_text: str = "") -> SummaryOutcome:
         system = compression_system_prompt(focus, hook_text)
-        view = repair_tool_pairs(summarized).messages
+        view = without_images(repair_tool_pairs(summarized).messages)
         kwargs = {"system": system, "max_output_tokens": self.settings.max_output_tokens, "timeout": self.settings.timeout_seconds}
         outcome = await request_summary(self.provider, view, **kwargs)
         if outcome.status.failed or not self.settings.quality_check:

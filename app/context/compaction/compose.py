@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from app.context.compaction.summary import ACKNOWLEDGEMENT, RESUME_TRAILER
 from app.core.history import Message
+from app.core.images import ImagePart
 
 ATTACHMENTS_ACK = "Noted. I have the restored files and instructions."
 SUMMARY_UNAVAILABLE = "[Summary unavailable]"
@@ -44,11 +45,11 @@ def shrink_tail(history: list[Message], start: int, fits) -> int:  # type: ignor
     return len(history)
 
 
-def compose_history(summary: str, tail: list[Message], attachments_text: str = "") -> list[Message]:
+def compose_history(summary: str, tail: list[Message], attachments_text: str = "", images: list[ImagePart] | None = None) -> list[Message]:
     messages = [
         Message.user(f"{summary.strip() or SUMMARY_UNAVAILABLE}\n\n{RESUME_TRAILER}"),
         Message(role="assistant", content=ACKNOWLEDGEMENT),
     ]
     if attachments_text:
-        messages += [Message.user(attachments_text), Message(role="assistant", content=ATTACHMENTS_ACK)]
+        messages += [Message.user(attachments_text, images), Message(role="assistant", content=ATTACHMENTS_ACK)]
     return messages + list(tail)

@@ -11,6 +11,7 @@ import math
 from dataclasses import dataclass, field, replace
 
 from app.core.history import Message
+from app.core.images import IMAGE_TOKEN_ESTIMATE
 
 CLEARED = "[Old tool result content cleared]"
 COMPACTABLE_TOOLS = frozenset(
@@ -92,7 +93,8 @@ def micro_compact(
     for index in chosen:
         message = out[index]
         saved += math.ceil(len(message.content) / 4) - math.ceil(len(CLEARED) / 4)
-        out[index] = replace(message, content=CLEARED)
+        saved += IMAGE_TOKEN_ESTIMATE * len(message.images)
+        out[index] = replace(message, content=CLEARED, images=[])
         cleared.append(message.tool_call_id or "")
     paths = paths_of or {}
     gap = round((now - last_response_at) / 60) if trigger == "idle" and last_response_at is not None else None

@@ -3,6 +3,7 @@
 Once the provider's prompt cache has expired there is no cache to preserve, so
 large old tool results are trimmed (head + tail) and, if the window is still too
 full, cleared. Only the request view changes; history and record keep every byte.
+Images are never trimmed (they weigh in the total, as OpenClaw counts them).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ SOFT_TRIM_MAX = 4_000
 SOFT_TRIM_HEAD = 1_500
 SOFT_TRIM_TAIL = 1_500
 PLACEHOLDER = "[Old tool result content cleared]"
+IMAGE_CHARS = 8_000
 _CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
@@ -41,7 +43,7 @@ def text_chars(text: str) -> int:
 
 def _message_chars(message: Message) -> int:
     total = text_chars(message.content) + text_chars(message.reasoning)
-    total += sum(len(c.arguments) for c in message.tool_calls)
+    total += sum(len(c.arguments) for c in message.tool_calls) + IMAGE_CHARS * len(message.images)
     return total if message.role in ("user", "assistant", "tool") else 256
 
 

@@ -1,4 +1,4 @@
-"""Context window sizes of known model families (spec: token limits)."""
+"""What known model families take: context window sizes (spec: token limits) and images."""
 
 from __future__ import annotations
 
@@ -29,3 +29,14 @@ def context_window_for(model: str, override: int | None = None) -> int:
         if pattern.search(model or ""):
             return window
     return DEFAULT_CONTEXT_WINDOW
+
+
+# Families that take images in chat messages; any other model is sent none unless model.vision says so.
+_VISION = re.compile(r"\bvl\b|-vl|vision|omni|qvq|gpt-4o|gpt-4\.1|gpt-5|claude|gemini|llava|pixtral", re.I)
+
+
+def takes_images(model: str, override: bool | None = None) -> bool:
+    """Whether to send images to ``model``: the setting when given, else whether its family is known to take them."""
+    if override is not None:
+        return override
+    return bool(_VISION.search(model or ""))

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from app.core.history import Message, Usage
+from app.core.history import Message, Usage, wire_messages
 
 
 @dataclass
@@ -25,7 +25,7 @@ class ChatRequest:
         out: list[dict[str, Any]] = []
         if self.system:
             out.append({"role": "system", "content": self.system})
-        out.extend(m.to_openai() for m in self.messages)
+        out.extend(wire_messages(self.messages))
         return out
 
 

@@ -173,7 +173,7 @@ def _clear_tool_results(loaded: LoadedSession, record: Record) -> None:
         return
     cleared = {str(i) for i in ids}
     loaded.messages = [
-        replace(m, content=placeholder) if m.role == "tool" and m.tool_call_id in cleared else m for m in loaded.messages
+        replace(m, content=placeholder, images=[]) if m.role == "tool" and m.tool_call_id in cleared else m for m in loaded.messages
     ]
 
 

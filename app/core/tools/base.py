@@ -8,6 +8,7 @@ from enum import Enum
 from pathlib import Path
 from typing import Any
 
+from app.core.images import ImagePart
 from app.core.tools.errors import ToolError  # also re-exported: tools import it from here
 from app.core.tools.filesystem import FileSystem, RealFileSystem
 
@@ -23,6 +24,7 @@ class ToolResult:
     output: str
     is_error: bool = False
     summary: str = ""  # one line for the collapsed tool-call row, e.g. "120 lines" or "exit 0"
+    images: tuple[ImagePart, ...] = ()  # sent to the model beside the output
 
 
 @dataclass
@@ -36,6 +38,8 @@ class ToolContext:
     read_only_shell: bool = False
     # Directories outside the workspace that tools may also use (the memory roots).
     extra_roots: tuple[Path, ...] = ()
+    # Whether the model takes images: read_file sends an image file as one, or describes it.
+    images: bool = False
 
     def resolve(self, raw: str) -> Path:
         """An absolute path inside the workspace root; raises ToolError otherwise."""

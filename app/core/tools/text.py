@@ -16,14 +16,23 @@ def looks_binary(data: bytes) -> bool:
     return b"\0" in data[:BINARY_SNIFF_BYTES]
 
 
-def load_text(ctx: ToolContext, path: Path) -> str:
-    """The content of an existing text file, or a ToolError a person understands."""
+def load_bytes(ctx: ToolContext, path: Path) -> bytes:
+    """The content of an existing file, or a ToolError a person understands."""
     shown = ctx.display(path)
     if not ctx.fs.exists(path):
         raise ToolError(f"{shown} does not exist")
     if ctx.fs.is_dir(path):
         raise ToolError(f"{shown} is a directory; use list_directory to see what it contains")
-    data = ctx.fs.read_bytes(path)
+    return ctx.fs.read_bytes(path)
+
+
+def load_text(ctx: ToolContext, path: Path) -> str:
+    """The content of an existing text file, or a ToolError a person understands."""
+    return text_of(load_bytes(ctx, path), ctx.display(path))
+
+
+def text_of(data: bytes, shown: str) -> str:
+    """A file's bytes as text, or a ToolError saying why they are not."""
     if looks_binary(data):
         raise ToolError(f"{shown} looks like a binary file (it contains NUL bytes) and cannot be shown as text")
     return decode_utf8(data, shown)
