@@ -17,7 +17,6 @@ IMAGE_TOKEN_ESTIMATE = 1600
 # Larger files are described, not sent: servers reject big payloads (20 MB is a common cap, and
 # base64 adds a third).
 MAX_IMAGE_BYTES = 5 * 1024 * 1024
-IMAGE_SUFFIXES = frozenset({".png", ".jpg", ".jpeg", ".gif", ".webp"})
 DEFAULT_MIME = "application/octet-stream"
 _MIME_BREAKS = re.compile(r"[\r\n\t]+")
 
