@@ -1,4 +1,4 @@
-"""The reliability report: scenarios run, inputs fuzzed and bytes lost, printed at the end of a run.
+"""The reliability report: every scenario with its result, inputs fuzzed and bytes lost, printed at the end of a run.
 
 Tests say what they measured through ``user_properties``: ``record_property("bytes_lost", n)``
 in a scenario, and the fuzz counter (``tests.reliability.fuzzing``) for property tests.
@@ -23,7 +23,7 @@ class Tally:
     outcomes: Counter[str] = field(default_factory=Counter)
     inputs_fuzzed: int = 0
     bytes_lost: int = 0
-    failed: list[str] = field(default_factory=list)
+    results: dict[str, str] = field(default_factory=dict)  # scenario -> passed | failed | skipped
 
     @property
     def scenarios(self) -> int:
@@ -38,8 +38,7 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
         return
     if report.when == "call" or (report.when == "setup" and not report.passed):
         _tally.outcomes[report.outcome] += 1
-        if report.failed:
-            _tally.failed.append(report.nodeid)
+        _tally.results[report.nodeid] = report.outcome
     if report.when == "teardown":
         # The teardown report carries every property the test and its fixtures recorded.
         for name, value in report.user_properties:
@@ -58,5 +57,5 @@ def pytest_terminal_summary(terminalreporter, exitstatus, config) -> None:  # ty
     write(f"scenarios run: {_tally.scenarios} ({outcomes})")
     write(f"inputs fuzzed: {_tally.inputs_fuzzed}")
     write(f"bytes lost: {_tally.bytes_lost}")
-    for nodeid in _tally.failed:
-        write(f"FAILED {nodeid}")
+    for nodeid, outcome in sorted(_tally.results.items()):
+        write(f"{outcome.upper():8} {nodeid.removeprefix(RELIABILITY_PREFIX)}")
