@@ -75,6 +75,8 @@ class Runtime:
     titles: AutoTitler | None = None
     # When a resumed session was last written to (its last record), for the recap after a break.
     last_activity: datetime | None = None
+    # A resumed session's size after its latest compaction, until an answer reports a fresh one.
+    resumed_tokens: int = 0
 
     def __repr__(self) -> str:
         # Short on purpose: Textual's @work describes each call by repr'ing its arguments, and the
@@ -146,6 +148,8 @@ class OpenedSession:
     warnings: list[str] = field(default_factory=list)
     last_usage: Usage | None = None
     last_activity: datetime | None = None
+    # The size the latest compaction left the context at, when no answer came after it.
+    checkpoint_tokens: int | None = None
 
 
 def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> OpenedSession:
@@ -162,7 +166,7 @@ def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) ->
     loaded = load_session(summary.path)
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
     recorder.adopt(title=loaded.title, title_source=loaded.title_source, large_results=loaded.large_results)
-    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at)
+    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at, loaded.checkpoint_tokens)
 
 
 def build_runtime(
@@ -250,6 +254,7 @@ def build_runtime(
         resumed_messages=list(opened.messages),
         last_activity=opened.last_activity,
         warnings=[*settings.warnings, *warnings, *assembler.problems],
+        resumed_tokens=opened.checkpoint_tokens or 0,
     )
     if settings.has_endpoint:
         runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)

@@ -190,9 +190,11 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self.watch_memory(runtime.memory)
         status.context_window = runtime.context_window if self.settings.has_endpoint else 0
         last = runtime.agent.last_usage if runtime.agent else None
-        status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else 0
+        # No answer since the latest compaction: the size that compaction left is the best figure.
+        status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else runtime.resumed_tokens
         self.gauge.pct = self.settings.compaction.pct
-        self.gauge.set_usage(status.used_tokens, status.context_window, source="reported" if last else "")
+        source = "reported" if last else ("estimate" if runtime.resumed_tokens else "")
+        self.gauge.set_usage(status.used_tokens, status.context_window, source=source)
         status.state = "idle"
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)

@@ -108,6 +108,13 @@ class CompactionActions:
         if result is None or not result.changed:
             self.notify("No compression needed.")  # type: ignore[attr-defined]
             return
-        text = f"Cleared {len(result.cleared_ids)} old tool result(s), about {format_tokens(result.tokens_saved)} tokens freed (no model call)."
+        # What the next request will weigh, as the gauge counts it (assembled, not guessed).
+        after = runtime.assembler.assemble(runtime.agent.history, runtime.agent.tools.schemas()).total_tokens
+        before = after + result.tokens_saved
+        text = (
+            f"Cleared {len(result.cleared_ids)} old tool result(s) (no model call): "
+            f"{before:,} -> {after:,} tokens, about {format_tokens(result.tokens_saved)} freed."
+        )
+        self.gauge.set_usage(after, source="estimate")  # type: ignore[attr-defined]
         await self.conversation.add(Entry(kind="notice", text=text))  # type: ignore[attr-defined]
         self.notify(text)  # type: ignore[attr-defined]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -146,6 +147,9 @@ async def test_compress_fast(fake_llm: FakeOpenAIServer, workspace: Path) -> Non
         app.prompt.load_text("/compress-fast")
         await pilot.press("enter")
         await wait_until(pilot, lambda: any("Cleared 3 old tool result" in n for n in notifications(app)), what="clearing")
+        [note] = [n for n in notifications(app) if "Cleared 3" in n]
+        before, after = (int(x.replace(",", "")) for x in re.search(r"([\d,]+) -> ([\d,]+) tokens", note).groups())
+        assert after < before and app.gauge.tokens == after and app.gauge.source == "estimate"
         app.prompt.load_text("/compress-fast")
         await pilot.press("enter")
         await wait_until(pilot, lambda: "No compression needed." in notifications(app), what="nothing left")

@@ -92,6 +92,33 @@ def test_context_length_400_is_recognised() -> None:
     assert "context window" in error.message
 
 
+@pytest.mark.parametrize(
+    "message",
+    [
+        "This model's maximum context length is 8192 tokens. However, you requested 9000 tokens",  # OpenAI, vLLM
+        "prompt is too long: 210000 tokens > 200000 maximum",  # Anthropic-style proxies
+        "Input is too long for requested model.",  # Bedrock through gateways
+        "Range of input length should be [1, 30720]",  # DashScope
+        "the request exceeds the available context size, try increasing it",  # llama.cpp server
+        "input tokens exceed the configured limit of 272000 tokens",  # gateways
+        "Please reduce the length of the messages or completion.",
+    ],
+)
+def test_the_common_too_long_error_shapes_are_recognised(message: str) -> None:
+    error = from_status(400, {"error": {"message": message}}, "", {}, base_url="u", model="m")
+    assert error.kind == "context_length", message
+
+
+def test_413_is_a_request_too_large_for_the_endpoint() -> None:
+    error = from_status(413, None, "Request Entity Too Large", {}, base_url="u", model="m")
+    assert error.kind == "context_length" and "HTTP 413" in error.message
+
+
+def test_other_400s_are_not_mistaken_for_an_overflow() -> None:
+    for message in ("Invalid model name passed in model=nope", "messages: roles must alternate", "temperature out of range"):
+        assert from_status(400, {"error": {"message": message}}, "", {}, base_url="u", model="m").kind == "bad_request"
+
+
 def test_retry_after_header_reaches_the_error() -> None:
     error = from_status(429, None, "slow down", {"retry-after": "2"}, base_url="u", model="m")
     assert error.retry_after == 2.0

@@ -5,9 +5,13 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-# Phrases servers use when the prompt does not fit the window (OpenAI, vLLM, DashScope, llama.cpp).
+# Phrases servers use when the prompt does not fit the window: OpenAI and vLLM ("maximum context length"),
+# Anthropic-style proxies ("prompt is too long", "input is too long"), DashScope ("Range of input length
+# should be [1, 30720]"), llama.cpp ("exceeds the context"), gateways ("input tokens exceed the limit").
 CONTEXT_LENGTH = re.compile(
-    r"context[_ ]length|maximum context|context window|too many tokens|prompt is too long|exceeds? the (?:model'?s? )?(?:max|context)",
+    r"context[_ ]length|maximum context|context window|too many tokens|(?:prompt|input) is too long"
+    r"|exceeds? the (?:model'?s? |available )?(?:max|context)|range of input length|input (?:tokens? )?(?:length )?exceeds?"
+    r"|tokens? exceeds? (?:the )?(?:configured |maximum )?limit|request too large|reduce the length",
     re.IGNORECASE,
 )
 
@@ -75,6 +79,12 @@ def from_status(status: int, body: object, text: str, headers: dict[str, str], *
             f"The model endpoint rejected the API key (HTTP {status}): {detail}. "
             "Set OPENAI_API_KEY or model.api_key in settings.yaml.",
             kind="auth",
+            status=status,
+        )
+    if status == 413:  # the body itself is too large: the same cure as a prompt over the window
+        return LLMError(
+            f"The request is larger than the model endpoint accepts (HTTP 413): {detail}.",
+            kind="context_length",
             status=status,
         )
     if status == 404:
