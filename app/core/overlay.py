@@ -201,8 +201,9 @@ class OverlayFileSystem:
         return result
 
     def conflicts(self) -> list[Path]:
-        """Real files that are no longer what the speculation saw."""
-        return sorted(real for real, seen in self.seen.items() if (real in self.written or real in self.tombstones) and _fingerprint(real) != seen)
+        """Real files that are no longer what the speculation saw: those it changes, and those it only
+        read (its edits and its answer rest on what they said then)."""
+        return sorted(real for real, seen in self.seen.items() if _fingerprint(real) != seen)
 
     def apply(self) -> list[OverlayChange]:
         """Write the shadow into the workspace, each file atomically; refuse everything on any conflict."""

@@ -27,6 +27,8 @@ if TYPE_CHECKING:
 
 SPECULATION_MAX_REQUESTS = 20
 SPECULATION_MAX_MESSAGES = 100
+# A speculation that stalls (a silent endpoint, a slow tool) stops on its own after this long.
+SPECULATION_TIME_BUDGET = 300.0
 SUGGESTION_MAX_CHARS = 120
 RECENT_MESSAGES = 8
 
@@ -73,12 +75,49 @@ class _QuietAssembler:
 
 
 class _SpeculationPolicy:
-    """Everything runs without asking (nothing is real until accepted); the shell stays read-only."""
+    """What would be asked runs without asking (nothing is real until accepted); what is denied stays denied.
+
+    Deny rules are the person's standing "never", so they hold in the overlay too: an
+    accepted speculation must not land a write a real turn would have refused.
+    """
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
 
     def decide(self, tool: Tool, args: dict[str, Any]) -> tuple[PermissionDecision, str]:
+        decision, reason = self.base.decide(tool, args)
+        if decision is PermissionDecision.DENY:
+            return decision, reason
         return PermissionDecision.ALLOW, "speculation (copy-on-write)"
 
     def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[str]:
+        return []
+
+
+class _PreToolUseOnly:
+    """The person's PreToolUse hooks for a speculative agent: they may deny (or ask, which a
+    speculation cannot, so the call is refused). Nothing else of the hooks runs for a turn
+    that may be thrown away, and nothing it says reaches the real conversation."""
+
+    def __init__(self, base: Any) -> None:
+        self.base = base
+
+    async def before_tool(self, call: Any, args: dict[str, Any]) -> Any:
+        return await self.base.before_tool(call, args)
+
+    async def after_tool(self, call: Any, args: dict[str, Any], output: str, status: str) -> None:
+        return None
+
+    async def prompt_submitted(self, prompt: str) -> Any:
+        return None
+
+    async def turn_stopped(self, outcome: str) -> None:
+        return None
+
+    def take_notices(self) -> list[str]:
+        return []
+
+    def take_reminders(self) -> list[str]:
         return []
 
 
@@ -104,15 +143,22 @@ class Speculation:
         fork = Agent(
             provider=base.provider,
             tools=base.tools,
-            policy=_SpeculationPolicy(),  # type: ignore[arg-type]
+            policy=_SpeculationPolicy(base.policy),  # type: ignore[arg-type]
             tool_context=replace(base.tool_context, fs=overlay, read_only_shell=True),
             assembler=_QuietAssembler(base.assembler),
             history=history,
             retry=base.retry,
-            limits=AgentLimits(max_requests=SPECULATION_MAX_REQUESTS, max_messages=len(history) + SPECULATION_MAX_MESSAGES),
+            limits=AgentLimits(
+                max_requests=SPECULATION_MAX_REQUESTS,
+                max_messages=len(history) + SPECULATION_MAX_MESSAGES,
+                time_budget=SPECULATION_TIME_BUDGET,
+            ),
             context_window=base.context_window,
             interactive=False,
         )
+        fork.tool_guards = list(base.tool_guards)  # the team-memory secret guard, for one
+        if base.hooks is not None:
+            fork.hooks = _PreToolUseOnly(base.hooks)
         speculation = cls(prompt=prompt, base=base, overlay=overlay, _fork=fork, _start=len(history))
         speculation._task = asyncio.create_task(speculation._run())
         return speculation

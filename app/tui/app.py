@@ -332,7 +332,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         return True
 
     def action_cancel_turn(self) -> None:
-        if self.skip_pending_compaction():
+        if self.skip_pending_compaction() or self.stop_finishing_speculation():
             return
         if self.runtime and self.runtime.agent and self.runtime.agent.cancel():
             self.status.state = "cancelling…"

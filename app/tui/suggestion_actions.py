@@ -21,6 +21,15 @@ class SuggestionActions:
     runtime: Runtime | None
     _suggestion: str = ""
     _speculation: Speculation | None = None
+    _finishing: Speculation | None = None  # accepted while still running: Esc stops it
+
+    def stop_finishing_speculation(self) -> bool:
+        """Esc while an accepted suggestion finishes: stop it (nothing is applied)."""
+        speculation, self._finishing = self._finishing, None
+        if speculation is None:
+            return False
+        speculation.abort()
+        return True
 
     # -- after an answer -----------------------------------------------------------------------
 
@@ -113,8 +122,17 @@ class SuggestionActions:
         if not suggestion:
             return
         if speculation is not None and speculation.running:
-            self.status.state = "finishing the suggested turn…"  # type: ignore[attr-defined]
-            await speculation.wait()
+            self.status.state = "finishing the suggested turn… (Esc stops it)"  # type: ignore[attr-defined]
+            self._finishing = speculation
+            try:
+                await speculation.wait()
+            finally:
+                self._finishing = None
+            if speculation.status == "cancelled":
+                self.prompt.load_text(suggestion)  # type: ignore[attr-defined]
+                self.status.state = "idle"  # type: ignore[attr-defined]
+                self.notify("Stopped the suggested turn; nothing was applied.")  # type: ignore[attr-defined]
+                return
         self.query_one("#command-hint").display = False  # type: ignore[attr-defined]
         if speculation is None or speculation.status != "ready":
             if speculation is not None:

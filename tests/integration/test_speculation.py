@@ -131,3 +131,48 @@ async def test_a_runaway_speculation_stops_at_twenty_requests(fake_llm: FakeOpen
     assert len(fake_llm.requests) == 20
     assert speculation.status == "failed" and "Stopped after 20 model requests" in speculation.error
     assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"
+
+
+async def test_a_deny_rule_holds_in_a_speculation_and_its_write_never_lands(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats", deny=["edit"])
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("I could not edit it."))
+    speculation = Speculation.start(agent, "fix the typo")
+    await speculation.wait()
+    [finished] = [e for e in speculation.events if e.kind == "tool_call_finished"]
+    assert finished.status == "rejected" and "Permission denied" in finished.output
+    assert speculation.changes() == []
+    speculation.accept()
+    assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"
+
+
+async def test_tool_guards_and_pre_tool_use_hooks_hold_in_a_speculation(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = _agent(fake_llm, workspace, tmp_path)
+    agent.tool_guards.append(lambda call, tool, args: "team memory refuses secrets" if args.get("path") == "app.py" else None)
+
+    class DenyingHooks:
+        calls: list[str] = []
+
+        async def before_tool(self, call, args):  # type: ignore[no-untyped-def]
+            from app.context.hooks.bridge import ToolVerdict
+
+            self.calls.append(call.name)
+            return ToolVerdict("deny", "no writes today")
+
+        async def after_tool(self, *args) -> None:  # type: ignore[no-untyped-def]
+            raise AssertionError("PostToolUse must not run for a speculation")
+
+        def take_notices(self) -> list[str]:
+            return []
+
+        def take_reminders(self) -> list[str]:
+            raise AssertionError("a speculation's hook output must not reach the real conversation")
+
+    agent.hooks = DenyingHooks()
+    write = {"path": "notes.md", "content": "x\n"}
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT), ("w1", "write_file", write)]), Reply.text("Both refused."))
+    speculation = Speculation.start(agent, "fix the typo and take notes")
+    await speculation.wait()
+    statuses = {e.call.name: (e.status, e.output) for e in speculation.events if e.kind == "tool_call_finished"}
+    assert statuses["edit"] == ("rejected", "team memory refuses secrets")
+    assert statuses["write_file"][0] == "rejected" and "no writes today" in statuses["write_file"][1]
+    assert DenyingHooks.calls == ["write_file"] and speculation.changes() == []

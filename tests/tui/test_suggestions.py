@@ -54,6 +54,25 @@ async def test_typing_dismisses_and_leaves_the_workspace_alone(fake_llm: FakeOpe
         assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"
 
 
+async def test_esc_stops_an_accepted_suggestion_that_is_still_running(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("It greets."), Reply.text("fix the typo"))
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.stall(60, after=["working"]))
+    app = _app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what does app.py do?", wait=False)  # the speculation below stalls: do not wait for it
+        await wait_until(pilot, lambda: app._speculation is not None and len(fake_llm.requests) >= 4, what="its answer stalling")
+        speculation = app._speculation
+        await pilot.press("tab")
+        await wait_until(pilot, lambda: app.status.state.startswith("finishing the suggested turn"), what="waiting for it")
+        await pilot.press("escape")
+        await wait_until(pilot, lambda: any("Stopped the suggested turn" in n for n in notifications(app)), what="stopped")
+        assert speculation.status == "cancelled" and not speculation.overlay.shadow.exists()
+        assert app.prompt.text == "fix the typo", "the words come back to send or edit"
+        assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"
+        assert app.status.state == "idle"
+
+
 async def test_enter_sends_the_suggestion_as_a_normal_turn_when_preparing_failed(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     fake_llm.push(Reply.text("It greets."), Reply.text("explain greet"))
     fake_llm.push(Reply.error(400, "bad request from the sandbox run"))

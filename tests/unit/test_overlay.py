@@ -93,6 +93,16 @@ def test_a_file_created_meanwhile_is_a_conflict_too(workspace: Path) -> None:
     assert fs.conflicts() == [(workspace / "new.py").resolve()]
 
 
+def test_a_file_it_only_read_that_changed_meanwhile_refuses_the_apply(workspace: Path) -> None:
+    fs = OverlayFileSystem(workspace)
+    fs.read_text(workspace / "src" / "a.py")  # the edit below was decided on what a.py said
+    fs.write_text(workspace / "other.py", "x\n")
+    (workspace / "src" / "a.py").write_text("a = 99  # edited by the person meanwhile\n")
+    with pytest.raises(OverlayConflict):
+        fs.apply()
+    assert not (workspace / "other.py").exists(), "nothing applied"
+
+
 def test_discard_leaves_the_workspace_byte_identical(workspace: Path) -> None:
     before = _snapshot(workspace)
     fs = OverlayFileSystem(workspace)
