@@ -49,5 +49,8 @@ def _estimate(settings, paths, session_id: str | None) -> ContextReport:  # type
     runtime = build_runtime(settings, paths, resume=session_id)
     if session_id is None:
         runtime.assembler.session_id = ""  # nothing recorded yet: do not name a session that does not exist
+    # A report is asked for on purpose: wait for the exact vocabulary (Qwen models) the TUI loads in the background.
+    if runtime.assembler.counter.load():
+        runtime.assembler.recount()
     request = runtime.assembler.assemble(list(runtime.resumed_messages), runtime.registry.schemas())
     return runtime.assembler.report(request, source="estimate")

@@ -330,7 +330,7 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
     wire_engine(agent, runtime.assembler)
     agent.hooks = runtime.hooks
     compactor.pre_compact = runtime.hooks.pre_compact
-    compactor.post_compact = runtime.hooks.post_compact
+    compactor.post_compact = runtime.hooks.compacted  # PostCompact, then SessionStart (compact)
     wire_skills(agent, skills, runtime.policy)
     runtime.drafter.provider = provider
     agent.tool_observers.append(runtime.drafter.tool_ran)

@@ -18,6 +18,7 @@ from pathlib import Path
 from app.config import Settings
 from app.context.compaction.pairing import repair_tool_pairs
 from app.context.compaction.pruning import prune_view
+from app.context.compaction.slimming import cap_oversized
 from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
@@ -57,6 +58,8 @@ class ContextAssembler:
     skills: SkillManager | None = None
     memory: MemoryManager | None = None
     ledger: TurnLedger | None = None  # the context engine leased per turn; None means the built-in view
+    # What the person must be told during the turn (an engine quarantined); the agent emits them.
+    notices: list[str] = field(default_factory=list)
     session_id: str = ""
     last_request: AssembledRequest | None = None
     last_usage: Usage | None = None
@@ -196,9 +199,36 @@ class ContextAssembler:
         engine, start = ledger.active, ledger.turn_start
         ledger.end(history, finished=finished)
         for message in history[start or 0 :]:
-            _call_quietly(engine, "ingest", self.session_id, message)
+            self._call_engine(engine, "ingest", self.session_id, message)
         if finished:
-            _call_quietly(engine, "after_turn", self.session_id, history, start or 0)
+            self._call_engine(engine, "after_turn", self.session_id, history, start or 0)
+            self._call_engine(engine, "maintain", self.session_id, self.paths.chats_dir / f"{self.session_id}.jsonl")
+
+    def _call_engine(self, engine: object, method: str, *args: object) -> None:
+        """Optional engine hooks: a missing one is fine; one that raises quarantines the engine."""
+        hook = getattr(engine, method, None)
+        if not callable(hook):
+            return
+        try:
+            hook(*args)
+        except Exception as exc:
+            self._quarantine(engine, f"its {method}() raised {type(exc).__name__}: {exc}")
+
+    def _quarantine(self, engine: object, reason: str) -> None:
+        ledger = self.ledger
+        if ledger is None or engine is ledger.builtin:
+            logging.getLogger(__name__).warning("the built-in context engine failed: %s", reason)
+            return
+        engine_id = getattr(getattr(engine, "info", None), "id", "?")
+        text = f"Context engine {engine_id!r} is quarantined for this process and the built-in engine is used: {reason}."
+        logging.getLogger(__name__).warning(text)
+        ledger.quarantine(text)
+        self.problems.append(text)
+        self.notices.append(text)
+
+    def take_notices(self) -> list[str]:
+        notices, self.notices = self.notices, []
+        return notices
 
     def _engine_view(self, history: list[Message]) -> tuple[list[Message], str]:
         """The engine picks what of the history before the current entry is seen; this turn's entries follow."""
@@ -207,10 +237,11 @@ class ContextAssembler:
             return history, ""
         prefix = ledger.prefix(history)
         current = history[len(prefix) :]
+        engine = ledger.active
         try:
-            result = ledger.active.assemble(self.session_id, prefix, token_budget=self.context_window, model=self.model)
-        except Exception as exc:  # a broken engine never stops the turn: the built-in view serves it
-            self.problems.append(f"The context engine failed to assemble ({type(exc).__name__}: {exc}); the built-in view was used.")
+            result = engine.assemble(self.session_id, prefix, token_budget=self.context_window, model=self.model)
+        except Exception as exc:  # a broken engine never stops the turn: the built-in view serves it, from now on
+            self._quarantine(engine, f"its assemble() raised {type(exc).__name__}: {exc}")
             return history, ""
         return [*result.messages, *current], result.system_prompt_addition or ""
 
@@ -239,7 +270,8 @@ class ContextAssembler:
         )
 
     def view_of(self, history: list[Message]) -> list[Message]:
-        """What is sent of the history: tool pairs repaired, and old results pruned once the cache is cold.
+        """What is sent of the history: tool pairs repaired, old results pruned once the cache is cold,
+        and any one message larger than half the window cut to its head and tail.
 
         Neither changes the history or the record; a resumed session computes the same view.
         """
@@ -248,7 +280,7 @@ class ContextAssembler:
         last = self.last_request
         if settings.pruning == "cache-ttl" and last is not None and time.time() - last.created_at >= settings.prune_ttl_minutes * 60:
             view = prune_view(view, self.context_window).messages
-        return view
+        return cap_oversized(view, self.context_window)
 
     def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
         """Remember what was sent and what it cost; save the run report next to the session record."""
@@ -273,6 +305,7 @@ class ContextAssembler:
             total_cap=context.total_chars,
             problems=self.problems,
             calibration_ratio=self.calibration.ratio if source == "estimate" else 1.0,
+            compaction_pct=self.settings.compaction.pct,
         )
 
     def recount(self) -> None:
@@ -303,14 +336,3 @@ class ContextAssembler:
 
     def instructions_text(self) -> str:
         return self.instructions.text if self.instructions else ""
-
-
-def _call_quietly(engine: object, method: str, *args: object) -> None:
-    """Optional engine hooks: a missing one is fine, a failing one is logged, never raised."""
-    hook = getattr(engine, method, None)
-    if not callable(hook):
-        return
-    try:
-        hook(*args)
-    except Exception:
-        logging.getLogger(__name__).warning("context engine %s() failed", method, exc_info=True)

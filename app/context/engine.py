@@ -54,6 +54,19 @@ class CompactResult:
 
 
 @dataclass
+class MaintainResult:
+    """What an optional ``maintain(session_id, session_file)`` pass did to the engine's own store.
+
+    It runs after each finished turn. The session record belongs to the recorder, so an
+    engine cannot rewrite it here; it tidies what it keeps itself.
+    """
+
+    changed: bool = False
+    bytes_freed: int = 0
+    reason: str = ""
+
+
+@dataclass
 class CommitResult:
     status: str  # committed | duplicate (anything else keeps the turn queued)
 
@@ -100,6 +113,9 @@ class BuiltinEngine:
 
     def after_turn(self, session_id: str, messages: Sequence[Message], pre_prompt_count: int) -> None:
         return None
+
+    def maintain(self, session_id: str, session_file: Path) -> MaintainResult:
+        return MaintainResult(reason="nothing of its own to maintain")
 
     def dispose(self) -> None:
         return None

@@ -94,6 +94,16 @@ class TurnLedger:
         self.pending.append(PendingCommit(key, [m.to_dict() for m in history[start:]]))
         self.drain()
 
+    def quarantine(self, reason: str) -> None:
+        """The engine raised: the built-in one serves the rest of the process.
+
+        Commits still queued stay in the outbox file (not rewritten here), for a later
+        process whose engine works.
+        """
+        log.warning(reason)
+        self.engine = self.active = self.builtin
+        self.pending = []
+
     # -- the outbox -------------------------------------------------------------------------------
 
     def drain(self) -> None:

@@ -169,6 +169,35 @@ class Agent(CompactionSteps):
     def busy(self) -> bool:
         return self._task is not None and not self._task.done()
 
+    def adopt_turn(self, messages: list[Message], usage: Usage | None = None) -> None:
+        """A turn run elsewhere (an accepted speculation) joins this conversation as if sent here.
+
+        ``messages`` starts with the user's request. The record gets each message (the request
+        durably, the last answer with the usage), and what watches turns sees it like any other:
+        the before- and after-turn hooks (recall, the engine's fence, extraction, the title, the
+        skill drafter) and the tool observers, once per tool call.
+        """
+        if not messages or messages[0].role != "user":
+            raise ValueError("an adopted turn starts with the user's request")
+        last_answer = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)
+        for index, message in enumerate(messages):
+            self.history.append(message)
+            self._record(message, durable=index == 0, usage=usage if index == last_answer else None)
+            if index == 0:
+                for hook in self.before_turn:
+                    hook(message.content, self.history)
+            for call in message.tool_calls:
+                try:
+                    args = call.parsed_arguments()
+                except ValueError:
+                    continue
+                for observe in self.tool_observers:
+                    observe(call, args)
+        if usage is not None:
+            self.last_usage = usage
+        for hook in self.after_turn:
+            hook(True)
+
     def cancel(self) -> bool:
         """Stop the running turn; it ends with a TurnCancelled event. False when idle."""
         if not self.busy:

@@ -51,9 +51,12 @@ class CompactionSteps:
         self._add_reminders()
         compactor = self.compactor
         if compactor is None:
-            return self.assembler.assemble(self.history, tools)  # type: ignore[attr-defined]
+            request = self.assembler.assemble(self.history, tools)  # type: ignore[attr-defined]
+            self._assembler_notices(emit)
+            return request
         self._micro(emit, force=False)
         assembled = self.assembler.assemble(self.history, tools)  # type: ignore[attr-defined]
+        self._assembler_notices(emit)
         tokens = compactor.gate_tokens(assembled.total_tokens)
         band = compactor.band(tokens)
         if band != "ok" and not compactor.warned:
@@ -72,6 +75,12 @@ class CompactionSteps:
             return assembled
         result = await self._compact(emit, trigger=trigger, forced=band == "hard")
         return self.assembler.assemble(self.history, tools) if result.ok else assembled  # type: ignore[attr-defined]
+
+    def _assembler_notices(self, emit: Emit) -> None:
+        """What the assembler must tell the person during the turn (a context engine quarantined)."""
+        take = getattr(self.assembler, "take_notices", None)  # type: ignore[attr-defined]
+        for text in take() if callable(take) else []:
+            emit(Notice(level="warning", text=text))
 
     def _add_reminders(self) -> None:
         """Reminders join the conversation (and the record) so later requests keep a stable prefix."""

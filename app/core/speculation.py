@@ -14,7 +14,7 @@ from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from app.core.events import Event, TurnFailed, TurnFinished
-from app.core.history import Message
+from app.core.history import Message, Usage
 from app.core.llm.side_query import side_query
 from app.core.overlay import OverlayChange, OverlayConflict, OverlayFileSystem, remove_stale_shadows
 from app.core.tools.base import Tool
@@ -192,6 +192,11 @@ class Speculation:
     def messages(self) -> list[Message]:
         """The turn as it would join the conversation: the request and everything after it."""
         return list(self._fork.history[self._start :])
+
+    @property
+    def usage(self) -> Usage | None:
+        """What the speculative turn's last request cost, as the server reported it."""
+        return self._fork.last_usage if self._fork is not None else None
 
     def changes(self) -> list[OverlayChange]:
         return self.overlay.changes()

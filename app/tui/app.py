@@ -188,11 +188,13 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
             await self.conversation.add(Entry(kind="notice", text=warning))
         status.session_id = runtime.session_id
         self.watch_memory(runtime.memory)
+        self.watch_drafts(runtime.drafter)
         status.context_window = runtime.context_window if self.settings.has_endpoint else 0
         last = runtime.agent.last_usage if runtime.agent else None
         # No answer since the latest compaction: the size that compaction left is the best figure.
         status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else runtime.resumed_tokens
         self.gauge.pct = self.settings.compaction.pct
+        self.query_one(ContextMap).pct = self.settings.compaction.pct
         source = "reported" if last else ("estimate" if runtime.resumed_tokens else "")
         self.gauge.set_usage(status.used_tokens, status.context_window, source=source)
         status.state = "idle"

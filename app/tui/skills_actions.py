@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import asyncio
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -11,12 +12,14 @@ from app.config import SettingsError
 
 if TYPE_CHECKING:
     from app.context.skills import SkillManager
+    from app.context.skills.drafts import SkillDrafter
     from app.tui.screens.skills import SkillsScreen
     from app.runtime import Runtime
 
 
 class SkillsActions:
     runtime: Runtime | None
+    _drafts_unsubscribe: Callable[[], None] | None = None
 
     def action_skills(self) -> None:
         if self.runtime is None:
@@ -53,3 +56,23 @@ class SkillsActions:
             await watch_skills(manager, stop)
         finally:
             stop.set()
+
+    # -- skills drafted in the background --------------------------------------------------------
+
+    def watch_drafts(self, drafter: SkillDrafter) -> None:
+        """Follow a (new) session's drafting run: its draft sits unseen in the panel unless we say so."""
+        if self._drafts_unsubscribe is not None:
+            self._drafts_unsubscribe()
+
+        def finished() -> None:
+            self.call_later(self._tell_draft_outcome, drafter)  # type: ignore[attr-defined]
+
+        self._drafts_unsubscribe = drafter.subscribe(finished)
+
+    def _tell_draft_outcome(self, drafter: SkillDrafter) -> None:
+        if self.runtime is None or self.runtime.drafter is not drafter:
+            return  # a session left behind: its news is not about this one
+        if drafter.state == "failed":
+            self.notify(f"Could not draft a skill from this session: {drafter.reason}", severity="warning", timeout=10)  # type: ignore[attr-defined]
+        elif drafter.draft_name:
+            self.notify(f"Drafted a skill from this session: {drafter.draft_name} — F4 to review it", timeout=10)  # type: ignore[attr-defined]

@@ -155,9 +155,7 @@ class SuggestionActions:
         runtime = self.runtime
         assert runtime is not None and runtime.agent is not None
         agent = runtime.agent
-        for index, message in enumerate(messages):
-            agent.history.append(message)
-            runtime.recorder.append_message(message, durable=index == 0, model=agent.provider.model if message.role == "assistant" else None)
+        agent.adopt_turn(messages, speculation.usage)
         conversation = self.conversation  # type: ignore[attr-defined]
         await conversation.add(Entry(kind="user", text=suggestion))
         view = TurnView(self, conversation)  # type: ignore[arg-type]

@@ -251,3 +251,34 @@ async def test_compress_fast_clears_old_results_and_is_replayed_on_resume(fake_l
     cleared = [m for m in loaded.messages if m.role == "tool" and m.content == "[Old tool result content cleared]"]
     assert len(cleared) == 2
     assert [m.content for m in loaded.messages] == [m.content for m in agent.history]
+
+
+@pytest.mark.parametrize("enabled", [True, False])
+async def test_the_memory_flush_runs_once_when_the_count_nears_auto(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path, enabled: bool) -> None:
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent.history.extend(_long_history(67, 4000))  # about 67k tokens: past auto - 4,000 (66k), below auto (70k)
+    compactor = _compactor(agent, 100_000, memory_flush=enabled)
+    flushes: list[int] = []
+    agent.on_memory_flush = lambda: flushes.append(len(agent.history))
+    fake_llm.push(Reply.text("one"), Reply.text("two"))
+    first = await run_turn(agent, "first")
+    second = await run_turn(agent, "second")
+    assert not any(isinstance(e, CompactionStarted) for e in first + second), "below auto: no compaction"
+    assert flushes == ([len(agent.history) - 3] if enabled else []), "once per compaction cycle, before the request"
+    assert compactor.flushed is enabled
+
+
+async def test_a_summary_larger_than_what_it_replaces_is_refused_and_nothing_changes(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent.history.extend(_long_history(6, 4000))
+    before = list(agent.history)
+    _compactor(agent, 8_000)
+    bloated = "<state_snapshot><current_work>" + "padding " * 4_000 + "</current_work></state_snapshot>"
+    fake_llm.push(Reply.text(bloated), Reply.text("Answered anyway."))
+    events = await run_turn(agent, "go on")
+    finished = next(e for e in events if isinstance(e, CompactionFinished))
+    assert not finished.ok and finished.status == "COMPRESSION_FAILED_INFLATED_TOKEN_COUNT"
+    assert "would not have made the context smaller" in finished.message
+    assert agent.history[: len(before)] == before, "the conversation is unchanged"
+    assert isinstance(events[-1], TurnFinished)
+    assert any(r.get("subtype") == "compaction_failed" for r in _records(agent))

@@ -208,3 +208,26 @@ async def test_custom_file_names_from_settings(fake_llm: FakeOpenAIServer, repo:
     await _turn(_settings(fake_llm, file_name=["CLAUDE.md"]), repo)
     system = fake_llm.requests[0].messages[0]["content"]
     assert "claude rules" in system and "qwen rules" not in system
+
+
+async def test_a_message_larger_than_the_window_is_cut_in_the_view_and_the_session_stays_usable(fake_llm: FakeOpenAIServer, repo: Path, home: Path) -> None:
+    from app.context.compaction.slimming import MAX_MESSAGE_SHARE
+    from app.core.session.resume import load_session
+
+    settings = _settings(fake_llm)
+    settings.model.context_window = 8_000
+    settings.compaction.auto = False  # this checks the view alone
+    pasted = "log line\n" * 9_000 + "THE LAST LINE"  # ~81,000 chars: about 20,000 tokens in an 8,000-token window
+    fake_llm.push(Reply.text("That log ends with THE LAST LINE."), Reply.text("Still here."))
+    runtime = build_runtime(settings, Paths.for_cwd(repo))
+    assert runtime.agent is not None
+    first = [event async for event in runtime.agent.run(pasted)]
+    second = [event async for event in runtime.agent.run("and now?")]
+    await runtime.aclose()
+    assert first[-1].kind == second[-1].kind == "turn_finished"
+    for request in fake_llm.requests:
+        [sent] = [m["content"] for m in request.body["messages"] if m["role"] == "user" and "log line" in str(m["content"])]
+        assert len(sent) <= 8_000 * 4 * MAX_MESSAGE_SHARE
+        assert sent.startswith("log line") and sent.endswith("THE LAST LINE") and "characters cut from the middle" in sent
+    loaded = load_session(runtime.recorder.path)
+    assert [m.content for m in loaded.messages if m.role == "user"][0] == pasted, "the record keeps every character"

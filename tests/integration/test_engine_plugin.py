@@ -113,3 +113,19 @@ async def test_an_unknown_engine_falls_back_visibly(fake_llm: FakeOpenAIServer, 
     events = [e async for e in runtime.agent.run("hi")]
     assert isinstance(events[-1], TurnFinished)
     await runtime.aclose()
+
+
+async def test_a_quarantine_during_a_turn_is_told_to_the_person_and_recorded(fake_llm: FakeOpenAIServer, tmp_path: Path) -> None:
+    from app.core.events import Notice
+    from tests.integration.helpers import make_agent, run_turn
+
+    workspace = tmp_path / "ws"
+    workspace.mkdir()
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    text = "Context engine 'flaky' is quarantined for this process and the built-in engine is used: its assemble() raised."
+    pending = [text]
+    agent.assembler.take_notices = lambda: [pending.pop()] if pending else []  # type: ignore[attr-defined]
+    fake_llm.push(Reply.text("fine"))
+    events = await run_turn(agent, "hello")
+    assert [e.text for e in events if isinstance(e, Notice)] == [text]
+    assert text in agent.recorder.path.read_text(encoding="utf-8")

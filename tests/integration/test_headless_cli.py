@@ -219,3 +219,11 @@ def test_append_system_prompt_flag(fake_llm: FakeOpenAIServer, workspace: Path) 
     result = cli(["-p", "hi", "--append-system-prompt", "Reply in haiku."], cwd=workspace, server=fake_llm)
     assert result.returncode == 0, result.stderr
     assert fake_llm.requests[0].messages[0]["content"].count("\n\n---\n\nReply in haiku.") == 1
+
+
+def test_the_context_command_counts_exactly_for_a_qwen_model(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    qwen = cli(["context", "json"], cwd=workspace, server=fake_llm, env={"OPENAI_MODEL": "qwen3-coder-plus"})
+    other = cli(["context", "json"], cwd=workspace, server=fake_llm)
+    assert qwen.returncode == other.returncode == 0, qwen.stderr + other.stderr
+    assert json.loads(qwen.stdout)["token_method"] == "exact"
+    assert json.loads(other.stdout)["token_method"] == "estimate"

@@ -176,3 +176,25 @@ async def test_tool_guards_and_pre_tool_use_hooks_hold_in_a_speculation(fake_llm
     assert statuses["edit"] == ("rejected", "team memory refuses secrets")
     assert statuses["write_file"][0] == "rejected" and "no writes today" in statuses["write_file"][1]
     assert DenyingHooks.calls == ["write_file"] and speculation.changes() == []
+
+
+async def test_an_accepted_turn_is_seen_like_a_sent_one_by_everything_that_watches_turns(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    import json as _json
+
+    from app.core.history import Usage
+
+    agent = _agent(fake_llm, workspace, tmp_path)
+    seen: list[str] = []
+    agent.before_turn.append(lambda prompt, history: seen.append(f"before {prompt} {history[-1].content}"))
+    agent.tool_observers.append(lambda call, args: seen.append(f"tool {call.name} {args['path']}"))
+    agent.after_turn.append(lambda finished: seen.append(f"after {finished}"))
+    fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)], usage=(900, 10)), Reply.text("Fixed the typo.", usage=(1000, 5)))
+    speculation = Speculation.start(agent, "fix the typo")
+    await speculation.wait()
+    agent.adopt_turn(speculation.accept(), speculation.usage)
+    assert seen == ["before fix the typo fix the typo", "tool edit app.py", "after True"]
+    assert agent.last_usage == Usage(prompt_tokens=1000, completion_tokens=5, total_tokens=1005)
+    records = [_json.loads(line) for line in agent.recorder.path.read_text(encoding="utf-8").splitlines()]
+    answers = [r for r in records if r.get("type") == "assistant"]
+    assert answers[-1]["usageMetadata"]["prompt_tokens"] == 1000 and answers[-1]["model"] == "fake-model"
+    assert [r["type"] for r in records if r.get("type") in ("user", "assistant", "tool_result")][-4:] == ["user", "assistant", "tool_result", "assistant"]

@@ -361,3 +361,20 @@ def test_blocks_fold_separators_and_pool_tools_and_messages() -> None:
     qwen, tools = blocks[1], blocks[2]
     assert (qwen.name, qwen.tokens, qwen.text) == ("QWEN.md", 1000, "<QWEN.md>"), "the separator counts but is not shown"
     assert tools.text == "── read_file · from read_file ──\n<read_file>\n\n── write_file · from write_file ──\n<write_file>"
+
+
+async def test_the_map_marks_the_thresholds_the_gauge_acts_on(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    from tests.tui.helpers import make_settings
+
+    settings = make_settings(fake_llm)
+    settings.compaction.pct = 0.5
+    fake_llm.push(Reply.text("Hello.", usage=(2400, 5)))
+    app = make_app(fake_llm, workspace, settings=settings)
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await send(pilot, "hi")
+        await wait_until(pilot, lambda: app.context_map.thresholds is not None, what="the map drawn")
+        from app.context.compaction.thresholds import compute_thresholds
+
+        gauge = compute_thresholds(app.gauge.window, app.gauge.pct)
+        assert app.gauge.pct == 0.5 and app.context_map.thresholds == gauge

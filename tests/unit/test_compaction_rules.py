@@ -225,3 +225,11 @@ def test_identifiers_and_sections() -> None:
         assert expected in found
     assert missing_identifiers("we changed parse_config", ["parse_config", "loadSettings"]) == ["loadSettings"]
     assert missing_sections("<all_user_messages>a</all_user_messages><pending_tasks>") == ["current_work", "next_step"]
+
+
+def test_a_dangling_tool_call_stays_last_and_gets_its_result_so_roles_stay_valid() -> None:
+    dangling = Message(role="assistant", content="", tool_calls=[_call("c7")])
+    tail = [Message.user("run the tests"), dangling]
+    messages = repair_tool_pairs(compose_history("<state_snapshot>s</state_snapshot>", tail, "attachments")).messages
+    assert [m.role for m in messages] == ["user", "assistant", "user", "assistant", "user", "assistant", "tool"]
+    assert messages[-2] is dangling and messages[-1].tool_call_id == "c7" and messages[-1].content == MISSING_RESULT

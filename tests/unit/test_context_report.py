@@ -103,3 +103,20 @@ def test_json_round_trips_and_files_persist(tmp_path: Path) -> None:
     assert load_report(tmp_path, "missing") is None
     (tmp_path / "bad.context.json").write_text("{not json", encoding="utf-8")
     assert load_report(tmp_path, "bad") is None
+
+
+def test_the_report_uses_the_configured_compaction_fraction_like_the_gauge(tmp_path: Path) -> None:
+    from app.config import Settings
+    from app.context.assembler import ContextAssembler
+    from app.context.compaction.thresholds import compute_thresholds
+    from app.core.tokens import TokenCounter
+    from app.paths import Paths
+
+    settings = Settings()
+    settings.compaction.pct = 0.5
+    paths = Paths(cwd=tmp_path, config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    assembler = ContextAssembler(paths=paths, settings=settings, model="m", context_window=32_000, counter=TokenCounter("m"))
+    report = assembler.report(assembler.assemble([Message.user("hi")], []), source="estimate")
+    expected = compute_thresholds(32_000, 0.5)
+    assert (report.warn, report.auto, report.hard) == (expected.warn, expected.auto, expected.hard)
+    assert report.auto != compute_thresholds(32_000).auto

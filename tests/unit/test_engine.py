@@ -172,3 +172,68 @@ def test_an_engine_without_the_declarations_serves_no_turn(tmp_path: Path) -> No
     ledger.end(_history(1), finished=True)
     ledger.begin(2)
     assert len(said) == 1, "said once"
+
+
+def _assembler(tmp_path: Path, engine: FakeEngine):  # type: ignore[no-untyped-def]
+    from app.config import Settings
+    from app.context.assembler import ContextAssembler
+    from app.core.tokens import TokenCounter
+    from app.paths import Paths
+
+    paths = Paths(cwd=tmp_path, config_dir=tmp_path / "config", data_dir=tmp_path / "data")
+    assembler = ContextAssembler(paths=paths, settings=Settings(), model="m", context_window=32_000, counter=TokenCounter("m"))
+    assembler.ledger = TurnLedger(engine, "s1", tmp_path / "outbox.json")
+    return assembler
+
+
+def test_an_engine_that_raises_while_assembling_is_quarantined_for_the_process(tmp_path: Path) -> None:
+    engine = FakeEngine("flaky")
+    calls = []
+
+    def broken(*args, **kwargs):  # type: ignore[no-untyped-def]
+        calls.append(1)
+        raise RuntimeError("index corrupted")
+
+    engine.assemble = broken  # type: ignore[method-assign]
+    assembler = _assembler(tmp_path, engine)
+    history = _history(2)
+    assembler.begin_turn(2)
+    request = assembler.assemble(history, [])
+    assert [m.content for m in request.messages][-4:] == [m.content for m in history], "the built-in view served the turn"
+    [notice] = assembler.take_notices()
+    assert notice.startswith("Context engine 'flaky' is quarantined for this process") and "index corrupted" in notice
+    assert notice in assembler.problems and assembler.take_notices() == []
+    assembler.end_turn(history, finished=True)
+    assembler.begin_turn(4)
+    assembler.assemble(_history(3), [])
+    assert calls == [1], "never asked again"
+    assert engine.committed == {} and assembler.ledger.active.info.id == BUILTIN_ID
+
+
+def test_an_engine_whose_after_turn_raises_is_quarantined_too(tmp_path: Path) -> None:
+    engine = FakeEngine("flaky")
+
+    def broken(*args):  # type: ignore[no-untyped-def]
+        raise ValueError("disk full")
+
+    engine.after_turn = broken  # type: ignore[attr-defined]
+    assembler = _assembler(tmp_path, engine)
+    assembler.begin_turn(0)
+    assembler.end_turn(_history(1), finished=True)
+    [notice] = assembler.take_notices()
+    assert "after_turn() raised ValueError: disk full" in notice
+    assembler.begin_turn(2)
+    assert assembler.ledger.active.info.id == BUILTIN_ID
+
+
+def test_an_optional_maintain_runs_after_each_finished_turn_with_the_session_file(tmp_path: Path) -> None:
+    engine = FakeEngine("tidy")
+    passes: list[tuple[str, Path]] = []
+    engine.maintain = lambda session_id, session_file: passes.append((session_id, session_file))  # type: ignore[attr-defined]
+    assembler = _assembler(tmp_path, engine)
+    assembler.session_id = "s1"
+    assembler.begin_turn(0)
+    assembler.end_turn(_history(1), finished=True)
+    assembler.begin_turn(2)
+    assembler.end_turn(_history(2), finished=False)  # a failed turn is not maintained after
+    assert passes == [("s1", assembler.paths.chats_dir / "s1.jsonl")]

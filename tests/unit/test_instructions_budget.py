@@ -76,9 +76,13 @@ def test_files_stop_when_less_than_64_chars_remain() -> None:
     a, b, c = apply_budget(files, per_file_cap=1000, total_cap=500)
     assert a.injected_chars == 450
     assert (b.text, b.injected_chars, b.status, b.dropped) == ("", 0, "TRUNCATED", True)
-    assert b.messages == ("remaining bootstrap budget is 50 chars (<64); skipping additional bootstrap files",)
+    assert b.messages == (
+        "remaining bootstrap budget is 50 chars (<64); skipping additional bootstrap files",
+        "workspace bootstrap file b.md (10 chars) was left out: the bootstrap budget of 500 chars is spent",
+    )
     assert b.causes == ("total-limit",)
-    assert (c.injected_chars, c.messages, c.causes) == (0, (), ("total-limit",))
+    assert (c.injected_chars, c.causes) == (0, ("total-limit",))
+    assert c.messages == ("workspace bootstrap file c.md (10 chars) was left out: the bootstrap budget of 500 chars is spent",)
 
 
 def test_exactly_64_remaining_still_admits_a_file() -> None:
@@ -86,9 +90,10 @@ def test_exactly_64_remaining_still_admits_a_file() -> None:
     assert b.injected_chars == 10
 
 
-def test_a_spent_budget_drops_the_rest_silently() -> None:
+def test_a_spent_budget_drops_the_rest_and_names_each_file_it_drops() -> None:
     a, b = apply_budget([("a.md", "a" * 500), ("b.md", "b")], per_file_cap=1000, total_cap=500)
-    assert a.injected_chars == 500 and b.dropped and b.messages == ()
+    assert a.injected_chars == 500 and b.dropped
+    assert b.messages == ("workspace bootstrap file b.md (1 chars) was left out: the bootstrap budget of 500 chars is spent",)
 
 
 def test_clamp() -> None:

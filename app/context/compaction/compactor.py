@@ -18,7 +18,7 @@ from app.context.compaction.attachments import collect_attachments
 from app.context.compaction.compose import compose_history, live_tail_start, shrink_tail
 from app.context.compaction.micro import MicroResult, MicroSettings, micro_compact
 from app.context.compaction.pairing import repair_tool_pairs
-from app.context.compaction.slimming import tool_image_count, without_images
+from app.context.compaction.slimming import cap_oversized, tool_image_count, without_images
 from app.context.compaction.quality import missing_identifiers, missing_sections, recent_identifiers
 from app.context.compaction.summary import (
     CompressionStatus,
@@ -199,7 +199,7 @@ class Compactor:
 
     async def _summarize(self, summarized: list[Message], focus: str, history: list[Message], *, forced: bool, hook_text: str = "") -> SummaryOutcome:
         system = compression_system_prompt(focus, hook_text)
-        view = without_images(repair_tool_pairs(summarized).messages)
+        view = cap_oversized(without_images(repair_tool_pairs(summarized).messages), self.context_window)
         kwargs = {"system": system, "max_output_tokens": self.settings.max_output_tokens, "timeout": self.settings.timeout_seconds}
         outcome = await request_summary(self.provider, view, **kwargs)
         if outcome.status.failed or not self.settings.quality_check:

@@ -68,12 +68,22 @@ class AgentHookBridge:
         """Context for the summarizer's instructions (sanitized, capped), after the user's focus text."""
         if not self.runner.has("PreCompact"):
             return ""
-        kind = "manual" if trigger == "manual" else "auto"
+        kind = _trigger_kind(trigger)
         return context_from(await self.runner.run("PreCompact", {"trigger": kind}, match=kind))
 
     async def post_compact(self, trigger: str, summary: str) -> None:
         if self.runner.has("PostCompact"):
-            await self.runner.run("PostCompact", {"trigger": trigger, "summary": summary})
+            kind = _trigger_kind(trigger)
+            await self.runner.run("PostCompact", {"trigger": kind, "summary": summary}, match=kind)
+
+    async def compacted(self, trigger: str, summary: str) -> None:
+        """After a successful summary compaction: PostCompact, then SessionStart with source "compact".
+
+        The conversation goes on from a summary, so a SessionStart hook may give again the
+        context it gave at startup; what it adds joins the next request as a reminder.
+        """
+        await self.post_compact(trigger, summary)
+        await self.session_started("compact")
 
     async def session_started(self, source: str) -> None:
         if self.runner.has("SessionStart"):
@@ -86,6 +96,11 @@ class AgentHookBridge:
     def _queue(self, text: str) -> None:
         if text:
             self.reminders.append(text)
+
+
+def _trigger_kind(trigger: str) -> str:
+    """Hooks see two triggers: the person's /compress (manual) and everything the window set off (auto)."""
+    return "manual" if trigger == "manual" else "auto"
 
 
 def build_hooks(entries: list[dict[str, Any]], *, cwd: Path, project_root: Path, config_dir: Path, session_id: str, report: Callable[[str], None]) -> tuple[AgentHookBridge, list[str]]:

@@ -105,10 +105,11 @@ def apply_budget(
             stopped_message = (
                 f"remaining bootstrap budget is {remaining} chars (<{MIN_REMAINING}); skipping additional bootstrap files"
             )
-            out.append(_dropped(name, raw, caps.per_file, remaining, (stopped_message,)))
+            out.append(_dropped(name, raw, caps.per_file, remaining, (stopped_message, _skipped(name, raw, caps.total))))
             continue
         if stopped_message is not None or remaining <= 0:
-            out.append(_dropped(name, raw, caps.per_file, remaining, ()))
+            # OpenClaw stops here without a word; we name every file left out.
+            out.append(_dropped(name, raw, caps.per_file, remaining, (_skipped(name, raw, caps.total),)))
             continue
         cap = min(caps.per_file, remaining)
         messages: tuple[str, ...] = ()
@@ -142,6 +143,10 @@ def total_near_limit(files: Iterable[BudgetedFile], total_cap: object = DEFAULT_
 def truncation_notice() -> str:
     """The fixed three lines added to the prompt whenever any file was truncated."""
     return TRUNCATION_NOTICE
+
+
+def _skipped(name: str, raw: int, total: int) -> str:
+    return f"workspace bootstrap file {name} ({raw} chars) was left out: the bootstrap budget of {total} chars is spent"
 
 
 def _dropped(name: str, raw: int, limit: int, remaining: int, messages: tuple[str, ...]) -> BudgetedFile:

@@ -1,23 +1,45 @@
 """The forked agents that extract and consolidate memories: the same Agent class, restricted.
 
 They read and write only inside the memory roots they are given, run read-only
-shell commands at most, and stop after a few requests or minutes.
+shell commands at most, and stop after a few requests or minutes. The request limit
+is checked by the agent before each request; the minutes are a wall-clock limit on
+the whole run (``run_memory_agent``), so one slow stream or tool call cannot outlast it.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
 from collections.abc import Sequence
-from dataclasses import dataclass
+from contextlib import aclosing
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
 from app.context.memory.permissions import ScopedDecision, memory_agent_decision
+from app.context.memory.writes import written_path
 from app.core.agent import Agent, AgentLimits, StaticAssembler
+from app.core.events import ToolCallFinished
 from app.core.llm.provider import Provider
 from app.core.llm.retry import RetryPolicy
 from app.core.tools.base import Tool, ToolContext, ToolKind
 from app.core.tools.permissions import PermissionDecision
 from app.core.tools.registry import builtin_registry
+
+
+@dataclass(frozen=True)
+class AgentBudget:
+    """How far a forked memory agent may go: model requests ("turns") and wall-clock seconds."""
+
+    max_requests: int
+    seconds: float
+
+
+# The spec's limits: extraction 5 turns / 2 minutes, dream 8 turns / 5 minutes.
+EXTRACTION_BUDGET = AgentBudget(max_requests=5, seconds=120.0)
+DREAM_BUDGET = AgentBudget(max_requests=8, seconds=300.0)
+# After the budget runs out the agent is cancelled; this long at most is waited for it to stop.
+STOP_GRACE_SECONDS = 5.0
 
 MEMORY_AGENT_TOOLS = ("read_file", "list_directory", "glob", "grep_search", "run_shell_command", "write_file", "edit")
 
@@ -76,3 +98,55 @@ def build_memory_agent(
         limits=AgentLimits(max_requests=max_requests, time_budget=time_budget),
         interactive=False,
     )
+
+
+@dataclass
+class AgentRun:
+    """What a memory agent did: files it wrote, whether any tool ran, and why it did not finish."""
+
+    written: list[str] = field(default_factory=list)
+    tools_ran: bool = False
+    failure: str = ""
+    timed_out: bool = False
+
+
+async def run_memory_agent(agent: Agent, prompt: str, seconds: float, *, stop_grace: float = STOP_GRACE_SECONDS) -> AgentRun:
+    """Run one memory agent's turn within ``seconds`` of wall-clock time, the whole run included.
+
+    Past the budget the turn is cancelled and waited for (briefly) before this returns,
+    so nothing keeps writing behind the caller's back. A file is written whole or not at
+    all (the tools write atomically), so what was saved before the cut stays valid.
+    """
+    run = AgentRun()
+    try:
+        async with asyncio.timeout(seconds):
+            async with aclosing(agent.run(prompt)) as events:
+                async for event in events:
+                    if isinstance(event, ToolCallFinished):
+                        run.tools_ran = True
+                        target = written_path(event.call.name, event.call.arguments)
+                        if event.status == "ok" and target:
+                            run.written.append(target if os.path.isabs(target) else str(agent.tool_context.root / target))
+                    elif event.kind == "turn_failed":
+                        run.failure = getattr(event, "message", "") or "the memory agent failed"
+    except TimeoutError:
+        run.timed_out = True
+        run.failure = f"timed out: stopped at its time budget of {_seconds_in_words(seconds)}"
+        await _stopped(agent, stop_grace)
+    return run
+
+
+async def _stopped(agent: Agent, grace: float) -> None:
+    """Cancel the agent's turn and wait, at most ``grace`` seconds, until it has ended."""
+    agent.cancel()
+    loop = asyncio.get_running_loop()
+    end = loop.time() + grace
+    while agent.busy and loop.time() < end:
+        await asyncio.sleep(0.01)
+
+
+def _seconds_in_words(seconds: float) -> str:
+    if seconds >= 60 and seconds % 60 == 0:
+        minutes = int(seconds // 60)
+        return f"{minutes} minute{'s' if minutes != 1 else ''}"
+    return f"{seconds:g} s"

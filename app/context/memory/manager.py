@@ -16,7 +16,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from app.context.memory.agents import build_memory_agent
+from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
 from app.context.memory.cursor import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.forget import ForgetResult, ForgetSelection, apply_forget, select_forget_candidates
@@ -32,7 +32,6 @@ from app.context.memory.session_count import count_sessions_since
 from app.context.memory.store import MemoryStore
 from app.context.memory.touched import touched_topics_from_file_paths
 from app.context.memory.writes import written_path
-from app.core.events import ToolCallFinished
 from app.core.history import Message, ToolCall
 
 if TYPE_CHECKING:
@@ -40,8 +39,6 @@ if TYPE_CHECKING:
     from app.core.llm.provider import Provider
     from app.paths import Paths
 
-EXTRACT_MAX_REQUESTS, EXTRACT_SECONDS = 5, 120.0
-DREAM_MAX_REQUESTS, DREAM_SECONDS = 8, 300.0
 # A tool result in the transcript the extraction agent reads is cut to this many characters.
 TRANSCRIPT_TOOL_CHARS = 600
 MERGED_MARKER = "(merged into "
@@ -217,12 +214,19 @@ class MemoryManager:
         )
         prompt = "The newest part of the conversation:\n\n" + render_transcript(history[plan.start :])
         try:
-            written, tools_ran, failure = await self._run_agent(system, prompt, roots, EXTRACT_MAX_REQUESTS, EXTRACT_SECONDS)
+            run = await self._run_agent(system, prompt, roots, EXTRACTION_BUDGET)
         except asyncio.CancelledError:
             self._set(self.extraction, "failed", "cancelled (the cursor was not moved; it runs again next time)")
             raise
-        topics = touched_topics_from_file_paths(written, roots)
         self._rebuild_indexes((MemoryScope.PROJECT, MemoryScope.USER))
+        if run.timed_out:
+            # Cut off mid-run: what it saved is whole and indexed, but the cursor and meta.json
+            # stay put (a run that did not complete is not a run), so the same part is read again.
+            kept = f"; {_memories(len(run.written))} saved before it" if run.written else ""
+            self._set(self.extraction, "failed", f"{run.failure}{kept} (the cursor was not moved; it runs again next time)")
+            return
+        written, tools_ran, failure = run.written, run.tools_ran, run.failure
+        topics = touched_topics_from_file_paths(written, roots)
         write_cursor(
             self.mem.cursor_file,
             cursor_after_run(self.session_id, start=plan.start, history_length=len(history), touched_topics=bool(topics), tools_ran=tools_ran, now=self.clock()),
@@ -241,24 +245,13 @@ class MemoryManager:
         if failure:
             self._set(self.extraction, "failed", failure)
         else:
-            self._set(self.extraction, "done", f"saved {len(written)} memor{'y' if len(written) == 1 else 'ies'}" if written else "nothing worth saving")
+            self._set(self.extraction, "done", f"saved {_memories(len(written))}" if written else "nothing worth saving")
 
-    async def _run_agent(self, system: str, prompt: str, roots: list[Path], requests: int, seconds: float, *, protect_pinned: bool = False) -> tuple[list[str], bool, str]:
-        """Run a memory agent; returns (files written, whether tools ran, failure message)."""
+    async def _run_agent(self, system: str, prompt: str, roots: list[Path], budget: AgentBudget, *, protect_pinned: bool = False) -> AgentRun:
+        """Run a memory agent within its budget: its requests, and its minutes over the whole run."""
         assert self.provider is not None
-        agent = build_memory_agent(self.provider, system, roots, max_requests=requests, time_budget=seconds, protect_pinned=protect_pinned)
-        written: list[str] = []
-        tools_ran = False
-        failure = ""
-        async for event in agent.run(prompt):
-            if isinstance(event, ToolCallFinished):
-                tools_ran = True
-                target = written_path(event.call.name, event.call.arguments)
-                if event.status == "ok" and target:
-                    written.append(target if os.path.isabs(target) else str(agent.tool_context.root / target))
-            elif event.kind == "turn_failed":
-                failure = getattr(event, "message", "the memory agent failed")
-        return written, tools_ran, failure
+        agent = build_memory_agent(self.provider, system, roots, max_requests=budget.max_requests, time_budget=budget.seconds, protect_pinned=protect_pinned)
+        return await run_memory_agent(agent, prompt, budget.seconds)
 
     def refresh_indexes(self) -> None:
         """At session start: rebuild an index left stale; one that is already right is not rewritten.
@@ -326,14 +319,19 @@ class MemoryManager:
             self._set(self.dream, "running", "consolidating project memories")
             root = self.mem.project_root
             system = Template(_template("dream")).safe_substitute(project_root=str(root), memory_index=memory_prompt(self.mem) or "(none yet)")
-            written, _, failure = await self._run_agent(system, "Consolidate the project memories now.", [root], DREAM_MAX_REQUESTS, DREAM_SECONDS, protect_pinned=True)
+            run = await self._run_agent(system, "Consolidate the project memories now.", [root], DREAM_BUDGET, protect_pinned=True)
+            written, failure = run.written, run.failure
             merged = self._remove_merged_files()
             self._rebuild_indexes((MemoryScope.PROJECT,))
+            # A dream cut off by its budget is still recorded, so the gates wait a day before the next try.
+            status = "failed" if run.timed_out else "updated" if written else "noop"
             meta = read_meta(self.mem.meta_file)
             write_meta(
                 self.mem.meta_file,
-                replace(meta, last_dream_at=self.clock(), last_dream_session_id=self.session_id, last_dream_status="updated" if written else "noop").touched(self.clock()),
+                replace(meta, last_dream_at=self.clock(), last_dream_session_id=self.session_id, last_dream_status=status).touched(self.clock()),
             )
+            if run.timed_out and written:
+                failure = f"{failure}; {len(written)} file(s) changed before it"
             if failure:
                 self._set(self.dream, "failed", failure)
             else:
@@ -383,6 +381,10 @@ class MemoryManager:
             task.cancel()
         if pending:
             await asyncio.wait(pending, timeout=2)
+
+
+def _memories(count: int) -> str:
+    return f"{count} memor{'y' if count == 1 else 'ies'}"
 
 
 def _template(name: str) -> str:

@@ -43,7 +43,7 @@ class MemoryMeta:
     last_dream_at: float | None = None
     last_dream_session_id: str | None = None
     last_dream_touched_topics: tuple[str, ...] = ()
-    last_dream_status: str | None = None  # updated | noop
+    last_dream_status: str | None = None  # updated | noop | failed (cut off by its time budget)
     last_session_scan_at: float | None = None
     recent_session_ids_since_dream: tuple[str, ...] = ()
     schema_version: int = AUTO_MEMORY_SCHEMA_VERSION

@@ -23,7 +23,7 @@ DREAM_SKIP_WORDS = {
     "locked": "another process is consolidating",
     "running": "another memory task is running",
 }
-RUN_STATUS_WORDS = {"updated": "memories changed", "noop": "nothing changed"}
+RUN_STATUS_WORDS = {"updated": "memories changed", "noop": "nothing changed", "failed": "stopped before it finished"}
 
 
 def clock_time(moment: float) -> str:

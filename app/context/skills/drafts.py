@@ -18,8 +18,10 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
+from app.context.skills.discovery import PROVIDER_DIRS, SKILLS_DIR
 from app.context.skills.model import SKILL_FILE, SkillLevel
 from app.context.skills.parse import SkillParseError, read_skill_file
+from app.core.events import ToolCallFinished, TurnFailed
 from app.core.history import Message, ToolCall
 
 if TYPE_CHECKING:
@@ -103,18 +105,22 @@ class SkillDrafter:
         self.drafted = False
         self.state = "idle"
         self.reason = ""
+        self.draft_name = ""  # the draft the run wrote (kept), "" when none
         self._task: asyncio.Task[None] | None = None
+        self._listeners: list[Callable[[], None]] = []
+
+    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
+        """Call ``listener`` when a drafting run ends (done or failed); returns a function that unsubscribes it."""
+        self._listeners.append(listener)
+        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     # -- what the session does -------------------------------------------------------------------
 
     def tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
         self.tool_calls += 1
         target = args.get("path") if call.name in ("write_file", "edit") else None
-        if isinstance(target, str):
-            absolute = Path(target).resolve() if os.path.isabs(target) else None
-            for folder in self.skill_dirs():
-                if absolute is not None and (absolute == folder or folder in absolute.parents):
-                    self.skills_modified = True
+        if isinstance(target, str) and target.strip() and _inside_skills_dir(target, self.skill_dirs()):
+            self.skills_modified = True
 
     def gate(self) -> str:
         """"" when a draft may start, else the skip reason (the spec's gate names)."""
@@ -146,20 +152,40 @@ class SkillDrafter:
         root = drafts_dir(self.config_dir)
         root.mkdir(parents=True, exist_ok=True)
         before = {p.name for p in root.iterdir()}
-        self.state, self.reason = "running", ""
+        self.state, self.reason, self.draft_name = "running", "", ""
         template = Template(_template("draft")).safe_substitute(drafts_dir=str(root))
         assert self.provider is not None
         agent = build_memory_agent(self.provider, template, [root], max_requests=DRAFT_MAX_REQUESTS, time_budget=DRAFT_SECONDS)
+        written: list[str] = []  # draft folders in the order the agent wrote into them
+        failure = ""
         try:
-            async for _ in agent.run("The session transcript:\n\n" + render_transcript(history)):
-                pass
+            async for event in agent.run("The session transcript:\n\n" + render_transcript(history)):
+                if isinstance(event, TurnFailed):
+                    failure = event.message or "the drafting agent stopped on an error"
+                elif isinstance(event, ToolCallFinished) and event.status == "ok":
+                    folder = _draft_folder(root, event.call)
+                    if folder and folder not in written:
+                        written.append(folder)
         except Exception as exc:
-            self.state, self.reason = "failed", str(exc)
-            return
-        new = [p for p in root.iterdir() if p.is_dir() and p.name not in before]
-        for folder in new:
-            (folder / SOURCE_FILE).write_text(json.dumps({"sessionId": self.session_id, "createdAt": time.time()}), encoding="utf-8")
-        self.state, self.reason = "done", (f"drafted {new[0].name}" if new else "nothing reusable")
+            failure = str(exc) or type(exc).__name__
+        self._finish(root, _new_drafts(root, before, written), failure)
+
+    def _finish(self, root: Path, new: list[str], failure: str) -> None:
+        """At most one draft per run (the first one written): the prompt asks for one, this makes sure."""
+        extra = new[1:]
+        for name in extra:
+            shutil.rmtree(root / name, ignore_errors=True)
+        if new:
+            self.draft_name = new[0]
+            (root / new[0] / SOURCE_FILE).write_text(json.dumps({"sessionId": self.session_id, "createdAt": time.time()}), encoding="utf-8")
+        dropped = f"; discarded {', '.join(extra)} (at most one draft per session)" if extra else ""
+        if failure:
+            kept = f" (its draft {new[0]} is kept for review)" if new else ""
+            self.state, self.reason = "failed", f"{failure}{kept}{dropped}"
+        else:
+            self.state, self.reason = "done", (f"drafted {new[0]}{dropped}" if new else "nothing reusable")
+        for listener in list(self._listeners):
+            listener()
 
     async def drain(self, timeout: float) -> None:
         if self._task is not None and not self._task.done():
@@ -167,6 +193,44 @@ class SkillDrafter:
                 await asyncio.wait_for(asyncio.shield(self._task), timeout)
             except asyncio.TimeoutError:
                 self._task.cancel()
+
+
+def _inside_skills_dir(target: str, folders: list[Path]) -> bool:
+    """Whether a write_file/edit path lands in a skills dir (``folders`` are resolved)."""
+    path = Path(target).expanduser()
+    if path.is_absolute():
+        candidates = [path.resolve()]
+    else:
+        # Tools take a relative path against the project root, which the drafter is not told;
+        # the project skills dirs are <root>/.qwen/skills and <root>/.agents/skills, so each
+        # such dir names a root the path may be relative to.
+        roots = {f.parent.parent for f in folders if f.name == SKILLS_DIR and f.parent.name in PROVIDER_DIRS}
+        candidates = [(r / path).resolve() for r in roots]
+    return any(c == f or f in c.parents for c in candidates for f in folders)
+
+
+def _new_drafts(root: Path, before: set[str], written: list[str]) -> list[str]:
+    """Draft folders the run made: those it wrote into first, in order, then any other, by name."""
+    made = {p.name for p in root.iterdir() if p.is_dir() and not p.name.startswith(".")} - before
+    return [name for name in written if name in made] + sorted(made - set(written))
+
+
+def _draft_folder(root: Path, call: ToolCall) -> str:
+    """The draft folder a successful write lands in ("" for anything else)."""
+    if call.name not in ("write_file", "edit"):
+        return ""
+    try:
+        raw = call.parsed_arguments().get("path")
+    except ValueError:
+        return ""
+    if not isinstance(raw, str) or not raw.strip():
+        return ""
+    path = Path(raw) if os.path.isabs(raw) else root / raw
+    try:
+        relative = path.resolve().relative_to(root.resolve())
+    except ValueError:
+        return ""
+    return relative.parts[0] if len(relative.parts) > 1 else ""
 
 
 def _template(name: str) -> str:

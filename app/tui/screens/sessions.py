@@ -52,7 +52,7 @@ def _column(text: str, width: int) -> str:
 
 
 def session_row(summary: SessionSummary, current: str | None, snippet: str = "") -> Content:
-    """One line per session (plus the matching words under it, for a hit in the dialog).
+    """One line per session, its first prompt under a title, and the matching words under it for a hit.
 
     Titles and prompts are plain text, never markup: "[b]" in a prompt shows as typed.
     """
@@ -65,6 +65,9 @@ def session_row(summary: SessionSummary, current: str | None, snippet: str = "")
         (_column(summary.git_branch or "", BRANCH_WIDTH), "$text-muted"),
         (f"  {summary.session_id[:8]}", "$text-muted"),
     ]
+    if summary.title and summary.first_prompt and summary.first_prompt != summary.title:
+        # A title says what the session became; the first prompt is how you remember starting it.
+        parts.append((f"\n    › {_fit(summary.first_prompt, TITLE_WIDTH + 40)}", "$text-muted"))
     if snippet:
         parts.append((f"\n    “{_fit(snippet, TITLE_WIDTH + 40)}”", "$text-muted italic"))
     return Content.assemble(*parts)
