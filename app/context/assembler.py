@@ -16,6 +16,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from app.config import Settings
+from app.context.compaction.compose import live_tail_start
 from app.context.compaction.pairing import repair_tool_pairs
 from app.context.compaction.pruning import prune_view
 from app.context.compaction.slimming import cap_oversized
@@ -203,6 +204,19 @@ class ContextAssembler:
         if finished:
             self._call_engine(engine, "after_turn", self.session_id, history, start or 0)
             self._call_engine(engine, "maintain", self.session_id, self.paths.chats_dir / f"{self.session_id}.jsonl")
+
+    def history_replaced(self, old: list[Message], new: list[Message]) -> None:
+        """A compaction in the middle of a turn: the turn's fence moves to where its request now is.
+
+        The live request is kept verbatim (the same message), so it is found by identity;
+        failing that, the last real user message is the request.
+        """
+        ledger = self.ledger
+        if ledger is None or ledger.turn_start is None or ledger.turn_start >= len(old):
+            return
+        live = old[ledger.turn_start]
+        position = next((i for i, m in enumerate(new) if m is live), None)
+        ledger.turn_start = position if position is not None else min(live_tail_start(new), len(new))
 
     def _call_engine(self, engine: object, method: str, *args: object) -> None:
         """Optional engine hooks: a missing one is fine; one that raises quarantines the engine."""

@@ -132,6 +132,9 @@ class CompactionSteps:
         emit(CompactionStarted(trigger=trigger, tokens=compactor.count(self.history)))  # type: ignore[attr-defined]
         result = await compactor.compact(self.history, trigger=trigger, focus=focus, forced=forced)  # type: ignore[attr-defined]
         if result.ok and result.messages is not None:
+            replaced = getattr(self.assembler, "history_replaced", None)  # type: ignore[attr-defined]
+            if callable(replaced):
+                replaced(self.history, result.messages)  # type: ignore[attr-defined]
             self.history = list(result.messages)  # type: ignore[attr-defined]
             self._record_system("chat_compression", result.record_payload())  # type: ignore[attr-defined]
             self._pause_noticed = False

@@ -282,3 +282,28 @@ async def test_a_summary_larger_than_what_it_replaces_is_refused_and_nothing_cha
     assert agent.history[: len(before)] == before, "the conversation is unchanged"
     assert isinstance(events[-1], TurnFinished)
     assert any(r.get("subtype") == "compaction_failed" for r in _records(agent))
+
+
+async def test_a_long_session_crosses_warn_then_auto_then_hard(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    """One scripted session, each answer about 4,000 tokens, in a 40,000-token window (warn 24k, auto 28k, hard 31k)."""
+    fake_llm.responder = lambda request: Reply.text(GOOD_SUMMARY) if request.body.get("max_tokens") == 20_000 else Reply.text("w" * 16_000)
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    compactor = _compactor(agent, 40_000)
+    seen: list[tuple[int, str]] = []
+    for turn in range(16):
+        if turn == 9:
+            compactor.settings.auto = False  # from here only the hard limit compacts
+        events = await run_turn(agent, f"question {turn}")
+        assert isinstance(events[-1], TurnFinished), events[-1]
+        for event in events:
+            if isinstance(event, ContextWarning):
+                seen.append((turn, "warn"))
+            elif isinstance(event, CompactionFinished):
+                assert event.ok, event.message
+                seen.append((turn, event.trigger))
+    kinds = [kind for _, kind in seen]
+    assert kinds[:2] == ["warn", "auto"], seen
+    assert "hard" in kinds and kinds.index("hard") > kinds.index("auto"), seen
+    hard_turn = next(turn for turn, kind in seen if kind == "hard")
+    assert hard_turn >= 9, "with auto off, only the hard limit compacts"
+    assert compactor.count(agent.history) < compactor.thresholds.hard

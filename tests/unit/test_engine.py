@@ -237,3 +237,18 @@ def test_an_optional_maintain_runs_after_each_finished_turn_with_the_session_fil
     assembler.begin_turn(2)
     assembler.end_turn(_history(2), finished=False)  # a failed turn is not maintained after
     assert passes == [("s1", assembler.paths.chats_dir / "s1.jsonl")]
+
+
+def test_a_compaction_in_the_middle_of_a_turn_moves_the_fence_to_the_request(tmp_path: Path) -> None:
+    engine = FakeEngine()
+    assembler = _assembler(tmp_path, engine)
+    old = _history(3)  # two finished turns, then the live request at index 4
+    assembler.begin_turn(4)
+    live = old[4]
+    new = [Message.user("<state_snapshot>s</state_snapshot>"), Message(role="assistant", content="Got it."), live, old[5]]
+    assembler.history_replaced(old, new)
+    assert assembler.ledger.turn_start == 2
+    assert assembler.ledger.prefix(new) == new[:2], "reads see what came before the request, nothing of this turn"
+    assembler.end_turn(new, finished=True)
+    [committed] = engine.committed.values()
+    assert [m.content for m in committed] == [live.content, old[5].content], "the commit starts at the request"

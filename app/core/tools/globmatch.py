@@ -5,6 +5,13 @@ string. So: ``*`` and ``?`` stay within one path segment, a ``**`` segment spans
 any number of directories (including none), ``[...]`` is a character class and
 ``{a,b}`` lists alternatives. Dot-files are matched like any other name: hidden
 config files are exactly what a coding agent often looks for.
+
+Why not a library: patterns come from files in the repository (a skill's ``paths:``,
+permission rules) and run against every path a tool touches. wcmatch 10 (GLOBSTAR,
+DOTGLOB, BRACE) backtracks exponentially on ``**/a/**/a/**/a/**/a/**/a/**/a/**/b``
+against a path of 60 ``a`` segments: 31 s for one match on this project's machine.
+This translator keeps such blocks atomic (see ``_translate``) and answers in well
+under a millisecond; tests compare it with a plain recursive matcher on fuzzed input.
 """
 
 from __future__ import annotations
