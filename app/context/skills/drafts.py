@@ -21,7 +21,6 @@ from typing import TYPE_CHECKING, Any
 from app.context.skills.discovery import PROVIDER_DIRS, SKILLS_DIR
 from app.context.skills.model import SKILL_FILE, SkillLevel
 from app.context.skills.parse import SkillParseError, read_skill_file
-from app.core.events import ToolCallFinished, TurnFailed
 from app.core.history import Message, ToolCall
 
 if TYPE_CHECKING:
@@ -146,7 +145,7 @@ class SkillDrafter:
         return True
 
     async def _draft(self, history: list[Message]) -> None:
-        from app.context.memory.agents import build_memory_agent
+        from app.context.memory.agents import build_memory_agent, run_memory_agent
         from app.context.memory.manager import render_transcript
 
         root = drafts_dir(self.config_dir)
@@ -159,13 +158,13 @@ class SkillDrafter:
         written: list[str] = []  # draft folders in the order the agent wrote into them
         failure = ""
         try:
-            async for event in agent.run("The session transcript:\n\n" + render_transcript(history)):
-                if isinstance(event, TurnFailed):
-                    failure = event.message or "the drafting agent stopped on an error"
-                elif isinstance(event, ToolCallFinished) and event.status == "ok":
-                    folder = _draft_folder(root, event.call)
-                    if folder and folder not in written:
-                        written.append(folder)
+            # The minutes bound the whole run, not only the gap before each request.
+            run = await run_memory_agent(agent, "The session transcript:\n\n" + render_transcript(history), DRAFT_SECONDS)
+            failure = run.failure
+            for path in run.written:
+                folder = _draft_folder(root, path)
+                if folder and folder not in written:
+                    written.append(folder)
         except Exception as exc:
             failure = str(exc) or type(exc).__name__
         self._finish(root, _new_drafts(root, before, written), failure)
@@ -215,19 +214,10 @@ def _new_drafts(root: Path, before: set[str], written: list[str]) -> list[str]:
     return [name for name in written if name in made] + sorted(made - set(written))
 
 
-def _draft_folder(root: Path, call: ToolCall) -> str:
-    """The draft folder a successful write lands in ("" for anything else)."""
-    if call.name not in ("write_file", "edit"):
-        return ""
+def _draft_folder(root: Path, written: str) -> str:
+    """The draft folder a written file lies in ("" for a file anywhere else)."""
     try:
-        raw = call.parsed_arguments().get("path")
-    except ValueError:
-        return ""
-    if not isinstance(raw, str) or not raw.strip():
-        return ""
-    path = Path(raw) if os.path.isabs(raw) else root / raw
-    try:
-        relative = path.resolve().relative_to(root.resolve())
+        relative = Path(written).resolve().relative_to(root.resolve())
     except ValueError:
         return ""
     return relative.parts[0] if len(relative.parts) > 1 else ""
