@@ -31,7 +31,15 @@ def hooks_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParse
         trust.remember(paths.project_root, args.action == "trust")
         print(f"{paths.project_root}: project hooks {'trusted' if args.action == 'trust' else 'not trusted'}")
         return EXIT_OK
-    bridge, problems = build_hooks(settings.hooks, cwd=paths.cwd, project_root=paths.project_root, config_dir=paths.config_dir, session_id="", report=lambda text: None)
+    bridge, problems = build_hooks(
+        settings.hooks,
+        cwd=paths.cwd,
+        project_root=paths.project_root,
+        config_dir=paths.config_dir,
+        session_id="",
+        report=lambda text: None,
+        state_dir=paths.project_state_dir,
+    )
     print(hooks_table(bridge, trust.state(paths.project_root)))
     for problem in problems:
         print(f"problem: {problem}")

@@ -237,6 +237,7 @@ def build_runtime(
         config_dir=paths.config_dir,
         session_id=opened.recorder.session_id,
         report=lambda text: None,  # the agent (or start_session) says and records each problem
+        state_dir=paths.project_state_dir,
     )
     warnings.extend(hook_problems)
     runtime = Runtime(

@@ -227,3 +227,19 @@ def test_the_context_command_counts_exactly_for_a_qwen_model(fake_llm: FakeOpenA
     assert qwen.returncode == other.returncode == 0, qwen.stderr + other.stderr
     assert json.loads(qwen.stdout)["token_method"] == "exact"
     assert json.loads(other.stdout)["token_method"] == "estimate"
+
+
+def test_hooks_list_says_how_each_hook_last_went_in_an_earlier_session(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    from app.paths import Paths
+
+    config = Paths.for_cwd(workspace).config_dir
+    config.mkdir(parents=True, exist_ok=True)
+    hook = f"{sys.executable} -c \"import sys, json; sys.stdin.read(); print(json.dumps({{'additionalContext': 'be brief'}}))\""
+    (config / "settings.yaml").write_text(f"hooks:\n  UserPromptSubmit:\n    - command: {json.dumps(hook)}\n", encoding="utf-8")
+    before = cli(["hooks", "list"], cwd=workspace)
+    assert before.returncode == 0, before.stderr
+    assert "last run: not run yet" in before.stdout
+    fake_llm.push(Reply.text("ok"))
+    assert cli(["-p", "hello"], cwd=workspace, server=fake_llm).returncode == 0
+    after = cli(["hooks", "list"], cwd=workspace)
+    assert "last run: ok in" in after.stdout and "(additionalContext)" in after.stdout and "in an earlier session" in after.stdout

@@ -4,10 +4,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from app.context.hooks.runner import HookRunner, context_from, decision_from
+from app.context.hooks.last_runs import LAST_RUNS_FILE, LastRun, load_last_runs
+from app.context.hooks.runner import HookResult, HookRunner, context_from, decision_from
 from app.context.hooks.spec import HookSpec, parse_hook
 from app.context.hooks.trust import FolderTrust
 from app.core.history import ToolCall
@@ -103,7 +105,16 @@ def _trigger_kind(trigger: str) -> str:
     return "manual" if trigger == "manual" else "auto"
 
 
-def build_hooks(entries: list[dict[str, Any]], *, cwd: Path, project_root: Path, config_dir: Path, session_id: str, report: Callable[[str], None]) -> tuple[AgentHookBridge, list[str]]:
+def build_hooks(
+    entries: list[dict[str, Any]],
+    *,
+    cwd: Path,
+    project_root: Path,
+    config_dir: Path,
+    session_id: str,
+    report: Callable[[str], None],
+    state_dir: Path | None = None,
+) -> tuple[AgentHookBridge, list[str]]:
     """The bridge for a session, and the problems found in the hook settings."""
     specs: list[HookSpec] = []
     problems: list[str] = []
@@ -114,7 +125,9 @@ def build_hooks(entries: list[dict[str, Any]], *, cwd: Path, project_root: Path,
         else:
             specs.append(spec)
     trust = FolderTrust(config_dir)
-    bridge = AgentHookBridge(HookRunner(specs, cwd, trusted=lambda: trust.state(project_root) == "trusted", session_id=session_id))
+    last_runs = state_dir / LAST_RUNS_FILE if state_dir is not None else None
+    runner = HookRunner(specs, cwd, trusted=lambda: trust.state(project_root) == "trusted", session_id=session_id, last_runs_file=last_runs)
+    bridge = AgentHookBridge(runner)
 
     def told(text: str) -> None:
         bridge.notices.append(text)
@@ -130,9 +143,18 @@ def hooks_table(bridge: AgentHookBridge, trust_state: str) -> str:
     if not specs:
         return "No hooks are configured. Add them under 'hooks:' in settings.yaml (user or .qwen/settings.yaml)."
     lines = [f"Project folder trust: {trust_state}", ""]
+    earlier = load_last_runs(bridge.runner.last_runs_file)
     for spec in specs:
-        last = bridge.runner.last.get(spec.key)
         lines.append(f"{spec.label}")
         lines.append(f"    from {spec.layer} settings ({spec.file}), timeout {spec.timeout:g} s")
-        lines.append(f"    last run: {last.summary if last else 'not run in this session'}")
+        lines.append(f"    last run: {_last_run(bridge.runner.last.get(spec.key), earlier.get(spec.key))}")
     return "\n".join(lines)
+
+
+def _last_run(now: HookResult | None, earlier: LastRun | None) -> str:
+    if now is not None:
+        return now.summary
+    if earlier is not None:
+        when = datetime.fromtimestamp(earlier.at).strftime("%Y-%m-%d %H:%M")
+        return f"{earlier.summary} (at {when}, in an earlier session)"
+    return "not run yet"

@@ -16,6 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.context.hooks.last_runs import save_last_run
 from app.context.hooks.spec import HookSpec
 
 MAX_OUTPUT_BYTES = 256 * 1024
@@ -53,8 +54,10 @@ class HookRunner:
         trusted: Callable[[], bool],
         report: Callable[[str], None] | None = None,
         session_id: str = "",
+        last_runs_file: Path | None = None,
     ) -> None:
         self.specs = list(specs)
+        self.last_runs_file = last_runs_file
         self.cwd = cwd
         self.trusted = trusted
         self.report = report or (lambda text: None)
@@ -79,6 +82,7 @@ class HookRunner:
                 continue
             result = await self._run_one(spec, {"hook_event_name": event, "session_id": self.session_id, "cwd": str(self.cwd), **payload})
             self.last[spec.key] = result
+            save_last_run(self.last_runs_file, spec.key, result.summary, self.session_id)
             if not result.ok:
                 self._report_once(spec, result.problem, f"Hook '{spec.label}' was ignored: {result.problem}.")
             results.append(result)
