@@ -8,6 +8,7 @@ after every request so the command line can show it without the TUI.
 from __future__ import annotations
 
 import json
+import re
 from dataclasses import asdict, dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -96,6 +97,24 @@ def _row(part: RequestPart, **extra: Any) -> Row:
     return Row(name=part.name, tokens=part.tokens, chars=part.chars, source=part.source, status=part.status, **extra)
 
 
+# A skill's entry in a listing, and one recalled memory in a recall reminder (see skills/listing.py
+# and memory/reminder.py for how they are written).
+_SKILL_ENTRY = re.compile(r"<skill>\n<name>\n(?P<name>.*?)\n</name>.*?</skill>", re.DOTALL)
+_MEMORY_ENTRY = re.compile(r"^### (?P<name>.*?) \((?P<source>[^()\n]*)\)$.*?(?=^### |\Z)", re.DOTALL | re.MULTILINE)
+
+
+def _entry_rows(parts: list[RequestPart], entry: re.Pattern[str]) -> list[Row]:
+    """One row per entry inside ``parts``: its characters, and its share of the part's counted tokens."""
+    rows: list[Row] = []
+    for part in parts:
+        for match in entry.finditer(part.text):
+            chars = len(match.group(0))
+            share = round(part.tokens * chars / part.chars) if part.chars else 0
+            source = match.groupdict().get("source") or part.name
+            rows.append(Row(name=match.group("name"), tokens=share, chars=chars, source=source, detail=part.name))
+    return rows
+
+
 def _sum_rows(name: str, parts: list[RequestPart]) -> Row:
     return Row(name=name, tokens=sum(p.tokens for p in parts), chars=sum(p.chars for p in parts), detail=f"{len(parts)}")
 
@@ -147,8 +166,11 @@ def build_report(
         system_sections=system,
         instruction_files=files,
         tools=tools,
-        skills=[_row(p) for p in request.parts_of("skills_listing")],  # the snapshot and each delta
-        memories=[_row(p) for p in request.parts_of("memory_index", "recalled_memory")],
+        skills=_entry_rows(request.parts_of("skills_listing"), _SKILL_ENTRY),  # every entry of the snapshot and the deltas
+        memories=[
+            *(_row(p) for p in request.parts_of("memory_index")),
+            *_entry_rows(request.parts_of("recalled_memory"), _MEMORY_ENTRY),
+        ],
         messages=messages,
         per_file_cap=per_file_cap,
         total_cap=total_cap,
@@ -249,8 +271,10 @@ def render_list(report: ContextReport) -> str:
     lines.extend(_file_lines(report))
     lines.append("")
     lines.append(f"Tool schemas: {len(report.tools)} tools, {fmt(sum(r.tokens for r in report.tools))} tok")
-    lines.append(f"Skills listing: {len(report.skills)} entries, {fmt(sum(r.tokens for r in report.skills))} tok")
-    lines.append(f"Memory: {len(report.memories)} parts, {fmt(sum(r.tokens for r in report.memories))} tok")
+    group = {g.name: g.tokens for g in report.groups}
+    lines.append(f"Skills listing: {len(report.skills)} entries, {fmt(group.get('Skills', 0))} tok")
+    indexes = _index_rows(report)
+    lines.append(f"Memory: {fmt(group.get('Memory', 0))} tok ({indexes} index, {len(report.memories) - indexes} recalled)")
     lines.append("Messages: " + (", ".join(f"{r.name} {r.detail} ({fmt(r.tokens)} tok)" for r in report.messages) or "none yet"))
     if report.problems:
         lines.append("")
@@ -259,13 +283,17 @@ def render_list(report: ContextReport) -> str:
     return "\n".join(lines)
 
 
+def _index_rows(report: ContextReport) -> int:
+    return sum(1 for r in report.memories if r.name == "auto-memory")
+
+
 def render_detail(report: ContextReport) -> str:
     lines = [render_list(report), "", "Top tools by schema size:"]
     for row in sorted(report.tools, key=lambda r: r.tokens, reverse=True)[:30]:
         lines.append(f"  {row.name:<28} {fmt(row.tokens):>7} tok  {fmt(row.chars):>8} chars  {row.detail}")
     lines.append("")
-    lines.append("Skills (listing entry size):")
-    lines.extend(f"  {r.name:<28} {fmt(r.tokens):>7} tok" for r in report.skills) if report.skills else lines.append("  (none)")
+    lines.append("Skills (listing entry size; a share of the listing's count):")
+    lines.extend(f"  {r.name:<28} {fmt(r.tokens):>7} tok  {r.detail}" for r in report.skills) if report.skills else lines.append("  (none)")
     lines.append("")
     lines.append("Memory in this request:")
     lines.extend(f"  {r.name:<28} {fmt(r.tokens):>7} tok  {r.source}" for r in report.memories) if report.memories else lines.append("  (none)")

@@ -120,3 +120,28 @@ def test_the_report_uses_the_configured_compaction_fraction_like_the_gauge(tmp_p
     expected = compute_thresholds(32_000, 0.5)
     assert (report.warn, report.auto, report.hard) == (expected.warn, expected.auto, expected.hard)
     assert report.auto != compute_thresholds(32_000).auto
+
+
+def test_detail_names_each_skill_entry_and_each_recalled_memory() -> None:
+    from app.context.skills.listing import snapshot_reminder
+    from app.context.skills.model import Skill, SkillLevel
+
+    skills = [Skill(name=n, description=f"{n} things", level=SkillLevel.BUNDLED, path=Path(f"/s/{n}/SKILL.md")) for n in ("review", "stuck")]
+    listing = snapshot_reminder(skills)
+    recalled = (
+        "<system-reminder>\n## Relevant memory\n\n### DB tests (feedback/db-tests.md)\nSaved today.\n\nUse the real database.\n\n"
+        "### Role (user/role.md)\nSaved today.\n\nBackend engineer.\n</system-reminder>"
+    )
+    parts = [
+        RequestPart(block=MESSAGES, kind="skills_listing", name="skills snapshot", source="available skills", text=listing),
+        RequestPart(block=MESSAGES, kind="recalled_memory", name="recalled_memory", source="message 3", text=recalled),
+    ]
+    for part in parts:
+        part.tokens = len(part.text) // 4
+    request = AssembledRequest(parts=parts, messages=[], tools=[], model="m", context_window=32_000, created_at=0)
+    report = build_report(request, source="estimate", session_id="")
+    assert [r.name for r in report.skills] == ["review", "stuck"]
+    assert all(0 < r.tokens < parts[0].tokens for r in report.skills) and sum(r.tokens for r in report.skills) <= parts[0].tokens
+    assert [(r.name, r.source) for r in report.memories] == [("DB tests", "feedback/db-tests.md"), ("Role", "user/role.md")]
+    detail = render_detail(report)
+    assert "review" in detail and "feedback/db-tests.md" in detail
