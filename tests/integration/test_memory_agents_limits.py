@@ -12,7 +12,6 @@ from pathlib import Path
 
 import pytest
 
-from app.config import Settings
 from app.context.memory import MemoryScope, read_meta
 from app.context.memory import manager as manager_module
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, AgentBudget
@@ -20,27 +19,9 @@ from app.core.events import ApprovalNeeded, Decision, TurnFinished
 from app.paths import Paths
 from app.runtime import build_runtime
 from tests.fakes.openai_server import FakeOpenAIServer, RecordedRequest, Reply
+from tests.integration.memory_fixtures import MEMORY, memory_settings, repo  # noqa: F401 (repo is a fixture)
 
-MEMORY = "---\nname: no mocks in db tests\ndescription: integration tests must hit a real database, never mocks\ntype: feedback\n---\nNever mock the database in integration tests.\nWhy: a mocked migration hid a broken release.\nHow to apply: use the docker compose database.\n"
 MEMORY_AGENT = "You keep the long-term memory"  # both memory agents' system prompts start so
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-def _settings(server: FakeOpenAIServer, **memory: object) -> Settings:
-    settings = Settings()
-    settings.model.base_url, settings.model.name, settings.model.api_key = server.base_url, "fake-model", "k"
-    settings.model.max_retries = 0
-    settings.memory.recall_model = False
-    settings.memory.dream = False
-    for key, value in memory.items():
-        setattr(settings.memory, key, value)
-    return settings
 
 
 async def _turn(runtime, prompt: str) -> list:  # type: ignore[no-untyped-def]
@@ -69,7 +50,7 @@ def _is_extractor(request: RecordedRequest) -> bool:
 
 async def test_a_stalled_extraction_stops_at_its_time_budget(fake_llm: FakeOpenAIServer, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(manager_module, "EXTRACTION_BUDGET", AgentBudget(max_requests=5, seconds=1.0))
-    runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     target = runtime.memory.mem.project_root / "feedback" / "no-mocks.md"
     seen: list[str] = []
     runtime.memory.subscribe(lambda: seen.append(runtime.memory.extraction.state))
@@ -98,7 +79,7 @@ async def test_a_stalled_extraction_stops_at_its_time_budget(fake_llm: FakeOpenA
 
 async def test_a_stalled_dream_stops_at_its_time_budget_and_releases_the_lock(fake_llm: FakeOpenAIServer, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(manager_module, "DREAM_BUDGET", AgentBudget(max_requests=8, seconds=1.0))
-    runtime = build_runtime(_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
     fake_llm.push(Reply.stall(8.0, after=["Reading the memories"]))
     started = time.monotonic()
     assert runtime.memory.dream_now()
@@ -115,7 +96,7 @@ async def test_a_stalled_dream_stops_at_its_time_budget_and_releases_the_lock(fa
 
 
 async def test_a_newer_extraction_request_supersedes_the_older_queued_one(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     release = threading.Event()
     extractions: list[RecordedRequest] = []
 
@@ -168,7 +149,7 @@ async def test_the_agents_are_built_and_run_with_the_specs_limits(fake_llm: Fake
 
     monkeypatch.setattr(manager_module, "build_memory_agent", spy_build)
     monkeypatch.setattr(manager_module, "run_memory_agent", spy_run)
-    runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     fake_llm.push(Reply.text("ok"), Reply.text("Nothing worth saving."))
     await _turn(runtime, "remember that the build uses uv")
     await runtime.memory.drain(10)
@@ -182,7 +163,7 @@ async def test_the_agents_are_built_and_run_with_the_specs_limits(fake_llm: Fake
 
 @pytest.mark.parametrize(("task", "limit"), [("extraction", 5), ("dream", 8)])
 async def test_an_agent_that_keeps_calling_tools_stops_at_its_request_limit(fake_llm: FakeOpenAIServer, repo: Path, task: str, limit: int) -> None:
-    runtime = build_runtime(_settings(fake_llm, extraction=task == "extraction"), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm, extraction=task == "extraction"), Paths.for_cwd(repo))
     root = runtime.memory.mem.project_root
     agent_requests: list[RecordedRequest] = []
 
@@ -208,7 +189,7 @@ async def test_an_agent_that_keeps_calling_tools_stops_at_its_request_limit(fake
 
 
 async def test_a_second_session_recalls_what_the_first_sessions_extraction_saved(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    first = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
+    first = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     target = first.memory.mem.project_root / "feedback" / "no-mocks.md"
     fake_llm.push(Reply.text("Understood: real database only."))
     fake_llm.push(Reply.tool_calls([("m1", "write_file", {"path": str(target), "content": MEMORY})]), Reply.text("Saved one memory."))
@@ -219,7 +200,7 @@ async def test_a_second_session_recalls_what_the_first_sessions_extraction_saved
     await first.aclose()
     before = len(fake_llm.requests)
 
-    second = build_runtime(_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
+    second = build_runtime(memory_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
     assert second.session_id != first.session_id
     # Recall is never waited for: a slowly streamed first reply gives it time to settle before the next request.
     fake_llm.push(Reply.tool_calls([("c1", "list_directory", {"path": "."})], delay=0.25), Reply.text("I will use the real database."))

@@ -8,34 +8,14 @@ import os
 import time
 from pathlib import Path
 
-import pytest
 
-from app.config import Settings
 from app.context.memory import MemoryScope, read_meta
 from app.core.events import ApprovalNeeded, Decision, ToolCallFinished, TurnFinished
 from app.paths import Paths
 from app.runtime import build_runtime
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.integration.memory_fixtures import MEMORY, memory_settings, repo  # noqa: F401 (repo is a fixture)
 
-MEMORY = "---\nname: no mocks in db tests\ndescription: integration tests must hit a real database, never mocks\ntype: feedback\n---\nNever mock the database in integration tests.\nWhy: a mocked migration hid a broken release.\nHow to apply: use the docker compose database.\n"
-
-
-@pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    return root
-
-
-def _settings(server: FakeOpenAIServer, **memory: object) -> Settings:
-    settings = Settings()
-    settings.model.base_url, settings.model.name, settings.model.api_key = server.base_url, "fake-model", "k"
-    settings.model.max_retries = 0
-    settings.memory.recall_model = False
-    settings.memory.dream = False
-    for key, value in memory.items():
-        setattr(settings.memory, key, value)
-    return settings
 
 
 async def _turn(runtime, prompt: str, answer=None) -> list:  # type: ignore[no-untyped-def]
@@ -48,7 +28,7 @@ async def _turn(runtime, prompt: str, answer=None) -> list:  # type: ignore[no-u
 
 
 async def test_extraction_saves_a_memory_after_the_turn(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     target = runtime.memory.mem.project_root / "feedback" / "no-mocks.md"
     fake_llm.push(Reply.text("Understood: real database only."))
     fake_llm.push(Reply.tool_calls([("m1", "write_file", {"path": str(target), "content": MEMORY})]), Reply.text("Saved one memory."))
@@ -71,7 +51,7 @@ async def test_extraction_saves_a_memory_after_the_turn(fake_llm: FakeOpenAIServ
 
 
 async def test_the_extraction_agent_cannot_write_outside_memory(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     fake_llm.push(Reply.text("ok"))
     fake_llm.push(
         Reply.tool_calls([("m1", "write_file", {"path": str(repo / "evil.md"), "content": "x"}), ("m2", "run_shell_command", {"command": "rm -rf /tmp/x"})]),
@@ -86,10 +66,10 @@ async def test_the_extraction_agent_cannot_write_outside_memory(fake_llm: FakeOp
 
 
 async def test_a_second_session_recalls_what_the_first_saved(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    first = build_runtime(_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
+    first = build_runtime(memory_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
     path = first.memory.store.write(MemoryScope.PROJECT, "feedback", name="no mocks in db tests", description="integration tests must hit a real database, never mocks", body="Never mock the database.")
     await first.aclose()
-    second = build_runtime(_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
+    second = build_runtime(memory_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
     # Recall is never waited for: a slowly streamed first reply gives it time to settle before the second request.
     fake_llm.push(Reply.tool_calls([("c1", "list_directory", {"path": "."})], delay=0.25), Reply.text("I will use the real database."))
     await _turn(second, "how should I write the database integration tests?")
@@ -99,7 +79,7 @@ async def test_a_second_session_recalls_what_the_first_saved(fake_llm: FakeOpenA
 
 
 async def test_no_extraction_when_the_agent_saved_a_memory_itself(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     target = runtime.memory.mem.user_root / "user" / "tabs.md"
     fake_llm.push(Reply.tool_calls([("c1", "write_file", {"path": str(target), "content": MEMORY.replace("feedback", "user")})]), Reply.text("Saved."))
     events = await _turn(runtime, "remember: I prefer tabs")
@@ -112,7 +92,7 @@ async def test_no_extraction_when_the_agent_saved_a_memory_itself(fake_llm: Fake
 
 
 async def test_team_memory_writes_always_ask_and_secrets_are_refused(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    settings = _settings(fake_llm, extraction=False)
+    settings = memory_settings(fake_llm, extraction=False)
     settings.approval_mode = "yolo"
     runtime = build_runtime(settings, Paths.for_cwd(repo))
     team = ".qwen/team-memory/project/deploy.md"
@@ -133,7 +113,7 @@ async def test_team_memory_writes_always_ask_and_secrets_are_refused(fake_llm: F
 
 
 async def test_dream_runs_behind_its_gates_and_releases_the_lock(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    settings = _settings(fake_llm, extraction=False, dream=True)
+    settings = memory_settings(fake_llm, extraction=False, dream=True)
     paths = Paths.for_cwd(repo)
     runtime = build_runtime(settings, paths)
     chats = runtime.memory.mem.chats_dir
@@ -155,7 +135,7 @@ async def test_dream_runs_behind_its_gates_and_releases_the_lock(fake_llm: FakeO
 
 
 async def test_a_stale_lock_of_a_dead_process_is_cleared(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    runtime = build_runtime(_settings(fake_llm, extraction=False, dream=True), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm, extraction=False, dream=True), Paths.for_cwd(repo))
     lock = runtime.memory.mem.lock_file
     lock.parent.mkdir(parents=True, exist_ok=True)
     lock.write_text("999999999")
@@ -169,7 +149,7 @@ async def test_a_stale_lock_of_a_dead_process_is_cleared(fake_llm: FakeOpenAISer
 
 
 async def test_forget_selects_then_deletes_only_what_is_confirmed(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    runtime = build_runtime(_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
+    runtime = build_runtime(memory_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
     runtime.memory.provider = None  # heuristic selection
     keep = runtime.memory.store.write(MemoryScope.PROJECT, "project", name="release freeze", description="code freeze before the March release", body="Freeze on 2026-03-01.")
     drop = runtime.memory.store.write(MemoryScope.PROJECT, "feedback", name="tabs", description="the user prefers tabs over spaces", body="Use tabs.")
