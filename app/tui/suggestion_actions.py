@@ -164,3 +164,4 @@ class SuggestionActions:
                 continue
             await view.handle(event)
         self.notify("Applied the suggested turn.")  # type: ignore[attr-defined]
+        self.after_answer()  # like any finished turn: look for the next step

@@ -21,6 +21,7 @@ def _app(server: FakeOpenAIServer, workspace: Path):  # type: ignore[no-untyped-
 async def test_tab_accepts_a_prepared_suggestion(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     fake_llm.push(Reply.text("It greets, but 'helo' is misspelled."), Reply.text("fix the typo"))
     fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)]), Reply.text("Fixed the typo."))
+    fake_llm.push(Reply.text("run the tests"), Reply.stall(30, after=["running"]))
     app = _app(fake_llm, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
@@ -36,6 +37,8 @@ async def test_tab_accepts_a_prepared_suggestion(fake_llm: FakeOpenAIServer, wor
         assert [m.content for m in app.runtime.agent.history if m.role == "user"][-1] == "fix the typo"
         types = [r["type"] for r in record_lines(app)]
         assert types[-4:] == ["user", "assistant", "tool_result", "assistant"]
+        # Like any finished turn, an accepted one looks for the next step.
+        await wait_until(pilot, lambda: app.prompt.follow_up == "run the tests", what="the next suggestion")
 
 
 async def test_typing_dismisses_and_leaves_the_workspace_alone(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
