@@ -5,7 +5,9 @@ from __future__ import annotations
 import json
 import os
 import statistics
+import subprocess
 import sys
+import time
 import tempfile
 from pathlib import Path
 
@@ -56,3 +58,19 @@ def peak_rss_bytes() -> int:
     import resource
 
     return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss * 1024
+
+
+def timed_hello(argv: list[str], env: dict[str, str], cwd: Path, what: str) -> tuple[float, float]:
+    """(wall seconds, peak RSS MiB) of one child asked to say hello, measured on the child alone.
+
+    Raises RuntimeError (with the end of its output) unless it exits 0 and says hello.
+    """
+    started = time.perf_counter()
+    process = subprocess.Popen(argv, cwd=cwd, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - started
+    out = process.stdout.read() if process.stdout else b""
+    err = process.stderr.read() if process.stderr else b""
+    if os.waitstatus_to_exitcode(status) != 0 or b"hello" not in out.lower():
+        raise RuntimeError(f"{what} failed: {(err or out).decode(errors='replace')[-500:]}")
+    return wall, usage.ru_maxrss / 1024  # Linux reports KiB

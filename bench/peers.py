@@ -25,10 +25,9 @@ import re
 import shutil
 import subprocess
 import tempfile
-import time
 from pathlib import Path
 
-from bench.common import ROOT, clean_env, median, report
+from bench.common import ROOT, clean_env, median, report, timed_hello
 from bench.startup import _workspace, headless_turn
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
@@ -71,22 +70,7 @@ def install_qwen(package: str) -> tuple[Path, str]:
 
 def qwen_turn(binary: Path, env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB) of one `qwen -p` turn."""
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [str(binary), "--auth-type", "openai", "-p", "Say hello."],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    out = process.stdout.read() if process.stdout else b""
-    err = process.stderr.read() if process.stderr else b""
-    if os.waitstatus_to_exitcode(status) != 0 or b"hello" not in out.lower():
-        raise RuntimeError(f"qwen turn failed: {(err or out).decode(errors='replace')[-500:]}")
-    return wall, usage.ru_maxrss / 1024
+    return timed_hello([str(binary), "--auth-type", "openai", "-p", "Say hello."], env, cwd, "qwen turn")
 
 
 def qwen_env(base_url: str) -> dict[str, str]:

@@ -15,13 +15,12 @@ import select
 import shutil
 import signal
 import struct
-import subprocess
 import tempfile
 import termios
 import time
 from pathlib import Path
 
-from bench.common import clean_env, median, python, report
+from bench.common import clean_env, median, python, report, timed_hello
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 
@@ -62,22 +61,7 @@ def first_frame_seconds(env: dict[str, str], cwd: Path, marker: bytes = b"Quit",
 
 def headless_turn(env: dict[str, str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, peak RSS MiB) of one `-p` turn, measured on the child process alone."""
-    started = time.perf_counter()
-    process = subprocess.Popen(
-        [python(), "-m", "app", "-p", "Say hello."],
-        cwd=cwd,
-        env=env,
-        stdin=subprocess.DEVNULL,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-    )
-    _, status, usage = os.wait4(process.pid, 0)
-    wall = time.perf_counter() - started
-    out = process.stdout.read() if process.stdout else b""
-    err = process.stderr.read() if process.stderr else b""
-    if os.waitstatus_to_exitcode(status) != 0 or b"hello" not in out.lower():
-        raise RuntimeError(f"headless turn failed: {err.decode(errors='replace')[-500:]}")
-    return wall, usage.ru_maxrss / 1024  # Linux reports KiB
+    return timed_hello([python(), "-m", "app", "-p", "Say hello."], env, cwd, "headless turn")
 
 
 def main() -> None:

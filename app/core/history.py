@@ -7,7 +7,7 @@ into the OpenAI wire format (``to_openai``). Nothing here knows about HTTP.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from app.core.images import ImagePart
@@ -74,7 +74,13 @@ class Message:
 
     def text_with_placeholders(self) -> str:
         """The content with ``[image: <mime>]`` for each image, for where only text may go."""
-        return "\n".join([self.content, *(image.placeholder() for image in self.images)]).strip("\n")
+        if not self.images:
+            return self.content  # the same string: token counts are cached by it, every request
+        return "\n".join([self.content, *(image.placeholder() for image in self.images)] if self.content else [i.placeholder() for i in self.images])
+
+    def cleared(self, placeholder: str) -> Message:
+        """This tool result with its output (text and images) replaced by ``placeholder``."""
+        return replace(self, content=placeholder, images=[])
 
     def to_openai(self) -> dict[str, Any]:
         """The chat-completions wire form of this message (a tool result's images go in ``wire_messages``)."""

@@ -8,7 +8,7 @@ output in the window). Errors are never cleared, nor the newest results of each 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 
 from app.core.history import Message
 from app.core.images import IMAGE_TOKEN_ESTIMATE
@@ -94,7 +94,7 @@ def micro_compact(
         message = out[index]
         saved += math.ceil(len(message.content) / 4) - math.ceil(len(CLEARED) / 4)
         saved += IMAGE_TOKEN_ESTIMATE * len(message.images)
-        out[index] = replace(message, content=CLEARED, images=[])
+        out[index] = message.cleared(CLEARED)
         cleared.append(message.tool_call_id or "")
     paths = paths_of or {}
     gap = round((now - last_response_at) / 60) if trigger == "idle" and last_response_at is not None else None

@@ -119,6 +119,18 @@ def from_status(status: int, body: object, text: str, headers: dict[str, str], *
     return LLMError(f"The model endpoint refused the request (HTTP {status}): {detail}.", kind="bad_request", status=status)
 
 
+def from_error_object(error: object) -> LLMError:
+    """An error the endpoint reported inside a 200 answer (an ``error`` object or event)."""
+    if isinstance(error, dict):
+        message = str(error.get("message") or error.get("type") or error)
+    else:
+        message = str(error)
+    message = _sentence_part(message)
+    if CONTEXT_LENGTH.search(message):
+        return LLMError(f"The request is larger than the model's context window: {message}.", kind="context_length")
+    return LLMError(f"The model endpoint reported an error in the middle of the answer: {message}.", kind="stream")
+
+
 def classify(exc: BaseException, *, base_url: str, model: str, read_timeout: float, mid_stream: bool = False) -> LLMError:
     """Map an exception from the HTTP layer (httpx2, the socket, the JSON decoder) to an LLMError.
 

@@ -15,7 +15,7 @@ from typing import Any
 
 from app import __version__
 from app.core.history import Message, ToolCall, Usage
-from app.core.llm.errors import CONTEXT_LENGTH, LLMError, classify, from_status
+from app.core.llm.errors import LLMError, classify, from_error_object, from_status
 from app.core.llm.sse import server_events
 from app.core.llm.types import (
     ChatRequest,
@@ -170,7 +170,7 @@ class OpenAICompatProvider:
                 kind="bad_response",
             )
         if event == "error" or chunk.get("error"):
-            raise _stream_error(chunk.get("error", chunk))
+            raise from_error_object(chunk.get("error", chunk))
         return chunk
 
     async def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
@@ -188,7 +188,7 @@ class OpenAICompatProvider:
         if not isinstance(payload, dict):
             raise LLMError(f"The endpoint at {self.base_url} sent something that is not an OpenAI-compatible answer.", kind="bad_response")
         if payload.get("error"):
-            raise _stream_error(payload["error"])
+            raise from_error_object(payload["error"])
         choices = payload.get("choices")
         if not isinstance(choices, list) or not choices or not isinstance(choices[0], dict):
             raise LLMError(f"The endpoint at {self.base_url} answered without any choices.", kind="bad_response")
@@ -258,18 +258,6 @@ def _usage_of(raw: Any) -> Usage | None:
         reasoning_tokens=_count(_mapping(raw.get("completion_tokens_details")).get("reasoning_tokens")),
         cached_tokens=_count(_mapping(raw.get("prompt_tokens_details")).get("cached_tokens")),
     )
-
-
-def _stream_error(error: Any) -> LLMError:
-    """An error the endpoint reported inside a 200 answer (an ``error`` object or event)."""
-    if isinstance(error, dict):
-        message = str(error.get("message") or error.get("type") or error)
-    else:
-        message = str(error)
-    message = message.strip().rstrip(".")
-    if CONTEXT_LENGTH.search(message):
-        return LLMError(f"The request is larger than the model's context window: {message}.", kind="context_length")
-    return LLMError(f"The model endpoint reported an error in the middle of the answer: {message}.", kind="stream")
 
 
 def _json_or_none(text: str) -> Any:

@@ -7,7 +7,7 @@ normal case this exists for.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -173,7 +173,7 @@ def _clear_tool_results(loaded: LoadedSession, record: Record) -> None:
         return
     cleared = {str(i) for i in ids}
     loaded.messages = [
-        replace(m, content=placeholder, images=[]) if m.role == "tool" and m.tool_call_id in cleared else m for m in loaded.messages
+        m.cleared(placeholder) if m.role == "tool" and m.tool_call_id in cleared else m for m in loaded.messages
     ]
 
 
