@@ -1,4 +1,8 @@
-"""Settings: defaults < user settings.yaml < project .qwen/settings.yaml < env < flags.
+"""Settings: defaults < user settings.yaml < project layer < env < flags.
+
+The project layer (Qwen Code's ``.qwen/settings.json``, then ``.qwen/settings.yaml``)
+applies only in a folder the user trusts (:mod:`app.trust`); otherwise it is
+recorded in ``Settings.project_layer`` (what it would change) and ignored.
 
 A malformed file is an error that names the file and line; an unknown key or a
 value of the wrong type is a warning and the value is ignored, so one typo never
@@ -7,6 +11,7 @@ keeps the app from starting.
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import os
 import re
@@ -17,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from app.paths import Paths
+from app.project_layer import ProjectLayer, describe_layer
 
 APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
 
@@ -151,6 +157,12 @@ class Settings:
     demo: bool = False
     # Hooks of every layer, each tagged with the file it came from (layers add up, they do not replace).
     hooks: list[dict[str, Any]] = field(default_factory=list, metadata={"internal": True})
+    # MCP servers by name, raw, each tagged with "_layer": "user" | "project" (a later layer wins per name).
+    mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict, metadata={"internal": True})
+    # What the project layer would change and whether it was applied (it is only in a trusted folder).
+    project_layer: ProjectLayer = field(default_factory=ProjectLayer, metadata={"internal": True})
+    # The command-line flags given to load_settings, so the same settings can be loaded again (after /trust).
+    cli_flags: dict[str, Any] = field(default_factory=dict, metadata={"internal": True})
     # Not settings: what loading found out.
     sources: list[str] = field(default_factory=list, metadata={"internal": True})
     warnings: list[str] = field(default_factory=list, metadata={"internal": True})
@@ -171,17 +183,25 @@ ENV_VARS: dict[str, str] = {
 }
 
 
-def load_settings(paths: Paths, flags: dict[str, Any] | None = None, env: dict[str, str] | None = None) -> Settings:
-    """Merge every layer into one Settings; raises SettingsError for unreadable files."""
+def load_settings(
+    paths: Paths,
+    flags: dict[str, Any] | None = None,
+    env: dict[str, str] | None = None,
+    *,
+    trusted: bool | None = None,
+) -> Settings:
+    """Merge every layer into one Settings; raises SettingsError for unreadable files.
+
+    ``trusted`` says whether the project layer applies; unset, the folder trust the
+    user recorded for the project root decides (nothing is trusted on fresh user data).
+    """
     settings = Settings()
-    for path in (paths.user_settings_file, paths.project_settings_file):
-        data = read_settings_file(path)
-        if data is not None:
-            settings.sources.append(str(path))
-            layer = "project" if path == paths.project_settings_file else "user"
-            settings.hooks.extend(_hook_entries(data.pop("hooks", None), str(path), layer, settings.warnings))
-            _apply(settings, data, str(path), settings.warnings)
     env = os.environ if env is None else env
+    settings.cli_flags = dict(flags or {})
+    user = read_settings_file(paths.user_settings_file)
+    if user is not None:
+        _apply_layer(settings, user, str(paths.user_settings_file), "user")
+    _project_layer(settings, paths, env, trusted)
     env_layer: dict[str, Any] = {}
     for var, dotted in ENV_VARS.items():
         value = env.get(var, "").strip()
@@ -200,6 +220,91 @@ def load_settings(paths: Paths, flags: dict[str, Any] | None = None, env: dict[s
         )
         settings.approval_mode = "default"
     return settings
+
+
+def _apply_layer(settings: Settings, data: dict[str, Any], source: str, layer: str) -> None:
+    settings.sources.append(source)
+    settings.hooks.extend(_hook_entries(data.pop("hooks", None), source, layer, settings.warnings))
+    servers = data.pop("mcp_servers", None)
+    servers = data.pop("mcpServers", None) if servers is None else servers
+    settings.mcp_servers.update(_mcp_entries(servers, source, layer, settings.warnings))
+    _apply(settings, data, source, settings.warnings)
+
+
+def _project_layer(settings: Settings, paths: Paths, env: Any, trusted: bool | None) -> None:
+    """Read the project's settings files; apply them only in a trusted folder, describe them always."""
+    found: list[tuple[str, dict[str, Any], list[str]]] = []
+    unreadable: list[str] = []
+    if trusted is None:
+        from app.trust import FolderTrust
+
+        # Read the trust file only when the folder brings something to trust.
+        exists = paths.project_settings_json.exists() or paths.project_settings_file.exists()
+        trusted = exists and FolderTrust(paths.config_dir).is_trusted(paths.project_root)
+    if paths.project_settings_json.exists():
+        from app.qwen_settings import read_qwen_settings
+
+        try:
+            data, ignored = read_qwen_settings(paths.project_settings_json, dict(env))
+        except SettingsError as error:
+            if trusted:
+                raise
+            data, ignored = None, []
+            unreadable.append(str(error))
+        if data is not None:
+            found.append((str(paths.project_settings_json), data, ignored))
+    try:
+        data = read_settings_file(paths.project_settings_file)
+    except SettingsError as error:
+        # An untrusted folder's file is not ours to complain about at length: it is not used anyway.
+        if trusted:
+            raise
+        data = None
+        unreadable.append(str(error))
+    if data is not None:
+        found.append((str(paths.project_settings_file), data, []))
+    record = ProjectLayer(trusted=bool(trusted))
+    merged: dict[str, Any] = {}
+    for source, data, ignored in found:
+        record.files.append(source)
+        _merge(merged, data)
+        if trusted:
+            if ignored:
+                settings.warnings.append(f"{source}: Qwen Code settings with no meaning here (ignored): {', '.join(ignored)}")
+            _apply_layer(settings, copy.deepcopy(data), source, "project")
+    record.changes = describe_layer(merged)
+    for problem in unreadable:
+        record.files.append(problem.split(":", 1)[0])
+        record.changes.append(f"a settings file that cannot be read: {problem}")
+    settings.project_layer = record
+
+
+def _merge(target: dict[str, Any], data: dict[str, Any]) -> None:
+    for key, value in data.items():
+        if isinstance(value, dict) and isinstance(target.get(key), dict) and key not in ("hooks",):
+            _merge(target[key], value)
+        elif key == "hooks" and isinstance(value, dict) and isinstance(target.get(key), dict):
+            for event, entries in value.items():
+                existing = target[key].get(event)
+                target[key][event] = (existing + entries) if isinstance(existing, list) and isinstance(entries, list) else entries
+        else:
+            target[key] = value
+
+
+def _mcp_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> dict[str, dict[str, Any]]:
+    """``mcp_servers: {name: {...}}`` as raw per-server dicts tagged with their layer."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, dict):
+        warnings.append(f"{source}: 'mcp_servers' must be a mapping of server names to settings (ignored)")
+        return {}
+    servers: dict[str, dict[str, Any]] = {}
+    for name, spec in raw.items():
+        if not isinstance(spec, dict):
+            warnings.append(f"{source}: 'mcp_servers.{name}' must be a mapping (ignored)")
+            continue
+        servers[str(name)] = {**spec, "_layer": layer}
+    return servers
 
 
 def _hook_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> list[dict[str, Any]]:

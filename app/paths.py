@@ -16,6 +16,8 @@ from pathlib import Path
 APP_NAME = "agentctx"
 QWEN_DIR = ".qwen"
 SETTINGS_FILE = "settings.yaml"
+# Qwen Code's own project settings file, read too (in Qwen Code's spelling) in a trusted folder.
+QWEN_SETTINGS_FILE = "settings.json"
 # Long project paths would make unwieldy directory names; past this we keep a prefix and a hash.
 _MAX_SANITIZED = 180
 
@@ -84,6 +86,10 @@ class Paths:
     @property
     def project_settings_file(self) -> Path:
         return self.project_root / QWEN_DIR / SETTINGS_FILE
+
+    @property
+    def project_settings_json(self) -> Path:
+        return self.project_root / QWEN_DIR / QWEN_SETTINGS_FILE
 
     @property
     def project_state_dir(self) -> Path:

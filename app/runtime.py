@@ -344,17 +344,22 @@ def wire_memory(agent: Agent, memory: MemoryManager, policy: PermissionPolicy, p
     """Recall at turn start, extraction after it, memory writes allowed (team ones always asked), secrets kept out."""
     memory.provider = provider
     mem = memory.mem
+    memory_permissions(policy, mem)
+    agent.before_turn.append(lambda prompt, history: memory.turn_started(prompt, history))
+    agent.tool_observers.append(memory.tool_ran)
+    agent.after_turn.append(lambda finished: memory.turn_ended(agent.history, finished=finished))
+    agent.tool_guards.append(lambda call, tool, args: team_secret_refusal(mem, tool.name, args, agent.tool_context))
+    agent.on_memory_flush = lambda: memory.flush(agent.history)
+
+
+def memory_permissions(policy: PermissionPolicy, mem) -> None:  # type: ignore[no-untyped-def]
+    """Writes into the project and user memory dirs are allowed; team memory always asks (it is committed)."""
     for root in (mem.project_root, mem.user_root):
         for tool in ("write_file", "edit"):
             policy.extra_allow.append(parse_rule(f"{tool}({escape_pattern(str(root))}/**)"))
     team = os.path.relpath(mem.team_root, policy.root) if policy.root else str(mem.team_root)
     for tool in ("write_file", "edit"):
         policy.always_ask.append(parse_rule(f"{tool}({escape_pattern(team)}/**)"))
-    agent.before_turn.append(lambda prompt, history: memory.turn_started(prompt, history))
-    agent.tool_observers.append(memory.tool_ran)
-    agent.after_turn.append(lambda finished: memory.turn_ended(agent.history, finished=finished))
-    agent.tool_guards.append(lambda call, tool, args: team_secret_refusal(mem, tool.name, args, agent.tool_context))
-    agent.on_memory_flush = lambda: memory.flush(agent.history)
 
 
 def _memory_settings(settings: Settings, interactive: bool) -> MemorySettings:

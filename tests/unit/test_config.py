@@ -8,6 +8,7 @@ import pytest
 
 from app.config import SettingsError, load_settings
 from app.paths import Paths, find_project_root, sanitize_project_path
+from tests.trust_support import trust_folder
 
 
 def _paths(tmp_path: Path) -> Paths:
@@ -33,6 +34,7 @@ def test_layers_user_then_project_then_env_then_flags(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
     _write(paths.user_settings_file, "model:\n  name: user-model\n  base_url: http://user/v1\n  max_retries: 7\n")
     _write(paths.project_settings_file, "model:\n  name: project-model\napproval_mode: auto-edit\n")
+    trust_folder(paths)
     settings = load_settings(paths, env={})
     assert (settings.model.name, settings.model.base_url, settings.model.max_retries) == ("project-model", "http://user/v1", 7)
     assert settings.approval_mode == "auto-edit"
@@ -55,6 +57,7 @@ def test_env_strings_are_converted_to_the_field_type(tmp_path: Path) -> None:
 def test_malformed_yaml_names_file_and_line(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
     _write(paths.project_settings_file, "model:\n  name: a\n   base_url: b\n")
+    trust_folder(paths)
     with pytest.raises(SettingsError) as caught:
         load_settings(paths, env={})
     message = str(caught.value)
@@ -139,6 +142,7 @@ def test_agentctx_home_relocates_config_and_data(monkeypatch: pytest.MonkeyPatch
 def test_camel_case_keys_and_a_single_file_name(tmp_path: Path) -> None:
     paths = _paths(tmp_path)
     _write(paths.project_settings_file, "context:\n  fileName: CLAUDE.md\n  includeDirectories: [docs]\n  perFileChars: 5000\n")
+    trust_folder(paths)
     settings = load_settings(paths, env={})
     assert settings.context.file_name == ["CLAUDE.md"]
     assert settings.context.include_directories == ["docs"]

@@ -1,0 +1,71 @@
+"""`agentctx-tui trust [PATH]` and `agentctx-tui untrust [PATH]`: whether a folder's project layer applies.
+
+PATH defaults to the current project root (the git root, else the working directory).
+Both print what the folder's project layer changes, so the answer is an informed one.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+EXIT_OK, EXIT_USAGE = 0, 2
+
+
+def trust_command(action: str, argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
+    """``action`` is "trust" or "untrust"."""
+    verb = "Trust" if action == "trust" else "Stop trusting"
+    parser = parser_class(
+        prog=f"agentctx-tui {action}",
+        description=f"{verb} a folder: its .qwen/settings.yaml, .qwen/settings.json, hooks and project skills' tool grants "
+        f"{'apply' if action == 'trust' else 'are ignored'} (a parent covers its children).",
+    )
+    parser.add_argument("path", nargs="?", type=Path, help="the folder (default: the current project root)")
+    parser.add_argument("-C", "--cwd", type=Path, help="work in this directory instead of the current one")
+    args = parser.parse_args(argv)
+    return change_trust(action == "trust", args.path, args.cwd)
+
+
+def change_trust(trusted: bool, path: Path | None, cwd: Path | None) -> int:
+    from app.paths import Paths
+    from app.trust import FolderTrust
+
+    start = path if path is not None else cwd
+    if start is not None and not start.is_dir():
+        print(f"agentctx-tui: {start} is not a directory", file=sys.stderr)
+        return EXIT_USAGE
+    paths = Paths.for_cwd(start)
+    folder = paths.cwd if path is not None else paths.project_root
+    FolderTrust(paths.config_dir).remember(folder, trusted)
+    changes = folder_changes(Paths.for_cwd(folder))
+    if trusted:
+        print(f"Trusted {folder} (and every folder under it).")
+        print("Its project layer now applies:" if changes else "It brings no project settings, hooks or tool grants.")
+    else:
+        print(f"Not trusted: {folder}.")
+        print("Its project layer is ignored:" if changes else "It brings no project settings, hooks or tool grants.")
+    for line in changes:
+        print(f"  - {line}")
+    return EXIT_OK
+
+
+def folder_changes(paths) -> list[str]:  # type: ignore[no-untyped-def]
+    """What the folder's project layer changes, whether or not it is trusted (settings errors included)."""
+    from app.config import SettingsError, load_settings
+    from app.project_layer import grant_lines
+
+    try:
+        changes = list(load_settings(paths, trusted=False).project_layer.changes)
+    except SettingsError as error:  # the user's own file is broken: say so, the answer is recorded anyway
+        changes = [f"(the user settings cannot be read: {error})"]
+    return changes + grant_lines(project_skills(paths))
+
+
+def project_skills(paths) -> list:  # type: ignore[no-untyped-def]
+    from app.context.skills.discovery import discover_skills
+    from app.context.skills.model import SkillLevel
+    from app.runtime import _home
+
+    return list(discover_skills(paths.project_root, paths.config_dir, _home(), levels=(SkillLevel.PROJECT,)).skills)
