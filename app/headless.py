@@ -25,6 +25,7 @@ from app.core.events import (
     TurnFailed,
     TurnFinished,
 )
+from app.project_layer import ignored_notice
 from app.runtime import Runtime
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
@@ -40,6 +41,9 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         _line(out, {"type": "session", "session_id": runtime.session_id, "model": runtime.model_label})
     for warning in runtime.warnings:
         print(f"warning: {warning}", file=err)
+    ignored = runtime.untrusted_changes()
+    if ignored:  # one line: what this untrusted folder's project layer would have changed, and how to apply it
+        print(f"warning: {ignored_notice(ignored)}", file=err)
     for problem in await runtime.start_session("resume" if runtime.resumed_messages else "startup"):
         print(f"warning: {problem}", file=err)
     async for event in agent.run(prompt):

@@ -25,6 +25,7 @@ from app.context.skills.discovery import skills_dirs
 from app.context.skills import (
     SKILL_TOOL_NAME,
     SkillGrant,
+    SkillGrantPolicy,
     SkillInvocation,
     SkillManager,
     SkillTool,
@@ -49,6 +50,8 @@ from app.core.tools.permissions import ApprovalMode, PermissionPolicy
 from app.core.tools.registry import ToolRegistry, builtin_registry
 from app.core.tokens import TokenCounter
 from app.paths import Paths
+from app.project_layer import grant_lines
+from app.trust import FolderTrust
 
 
 NO_ENDPOINT_MESSAGE = (
@@ -77,6 +80,8 @@ class Runtime:
     last_activity: datetime | None = None
     # A resumed session's size after its latest compaction, until an answer reports a fresh one.
     resumed_tokens: int = 0
+    # Whether the user trusts this folder (its project layer applies, its skills may grant writes).
+    folder_trusted: bool = False
 
     def __repr__(self) -> str:
         # Short on purpose: Textual's @work describes each call by repr'ing its arguments, and the
@@ -118,6 +123,13 @@ class Runtime:
     @property
     def session_id(self) -> str:
         return self.recorder.session_id
+
+    def untrusted_changes(self) -> list[str]:
+        """What this untrusted folder's project layer would change (empty in a trusted folder or one that brings nothing)."""
+        if self.folder_trusted:
+            return []
+        layer = self.settings.project_layer.changes if self.settings.project_layer.ignored else []
+        return [*layer, *grant_lines(entry.skill for entry in self.skills.skills if entry.skill is not None)]
 
     @property
     def model_label(self) -> str:
@@ -181,12 +193,14 @@ def build_runtime(
     opened = open_recorder(paths, resume=resume, continue_latest=continue_latest)
     warnings = opened.warnings
     mode = ApprovalMode(settings.approval_mode)
-    policy = PermissionPolicy(
+    folder_trusted = FolderTrust(paths.config_dir).is_trusted(paths.project_root)
+    policy = SkillGrantPolicy(
         allow=settings.permissions.allow,
         ask=settings.permissions.ask,
         deny=settings.permissions.deny,
         mode=mode,
         root=paths.project_root,
+        folder_trusted=folder_trusted,
     )
     warnings.extend(policy.warnings)
     skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
@@ -256,6 +270,7 @@ def build_runtime(
         last_activity=opened.last_activity,
         warnings=[*settings.warnings, *warnings, *assembler.problems],
         resumed_tokens=opened.checkpoint_tokens or 0,
+        folder_trusted=folder_trusted,
     )
     if settings.has_endpoint:
         runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)

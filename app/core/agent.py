@@ -415,7 +415,7 @@ class Agent(CompactionSteps):
             self._finish_tool(call, _NEEDS_APPROVAL, "rejected", f"{summary} · needs approval", emit)
             return
         if decision is PermissionDecision.ASK:
-            answer = await self._ask(call, tool, args, summary, emit)
+            answer = await self._ask(call, tool, args, summary, emit, reason)
             if answer is Decision.REJECT:
                 self._finish_tool(call, "The user rejected this tool call.", "rejected", f"{summary} · rejected", emit)
                 return
@@ -432,10 +432,10 @@ class Agent(CompactionSteps):
         line = f"{summary} · {result.summary}" if result.summary else summary
         self._finish_tool(call, result.output, status, line, emit, images=list(result.images))
 
-    async def _ask(self, call: ToolCall, tool: Tool, args: dict, summary: str, emit: Callable[[object], None]) -> Decision:
+    async def _ask(self, call: ToolCall, tool: Tool, args: dict, summary: str, emit: Callable[[object], None], reason: str = "") -> Decision:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         detail = _safe(lambda: tool.detail(args, self.tool_context), summary)
-        emit(ApprovalNeeded(call=call, summary=summary, detail=detail, tool_kind=tool.kind.value, future=future))
+        emit(ApprovalNeeded(call=call, summary=summary, detail=detail, tool_kind=tool.kind.value, future=future, reason=reason))
         try:
             return await future
         except asyncio.CancelledError:

@@ -159,6 +159,8 @@ class ApprovalNeeded(Event):
     detail: str = ""
     tool_kind: str = ""
     future: asyncio.Future[Decision] | None = None
+    # Why the call asks (the policy's reason), e.g. that a skill's grant did not cover it.
+    reason: str = ""
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -166,6 +168,7 @@ class ApprovalNeeded(Event):
             "call": self.call.to_dict(),
             "summary": self.summary,
             "tool_kind": self.tool_kind,
+            "reason": self.reason,
         }
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
+from tests.trust_support import trust_folder
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -103,6 +104,7 @@ def test_unreachable_endpoint_exits_1(workspace: Path) -> None:
     settings = workspace / ".qwen" / "settings.yaml"
     settings.parent.mkdir()
     settings.write_text("model:\n  max_retries: 0\n", encoding="utf-8")
+    trust_folder(workspace)
     # Bound but never listening: connections are refused, and no parallel test can take the port meanwhile.
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -138,6 +140,7 @@ def test_malformed_settings_exits_2_naming_the_file(fake_llm: FakeOpenAIServer, 
     settings = workspace / ".qwen" / "settings.yaml"
     settings.parent.mkdir()
     settings.write_text("model: [unclosed\n", encoding="utf-8")
+    trust_folder(workspace)  # an untrusted folder's broken file is ignored, not fatal
     result = cli(["-p", "hello"], cwd=workspace, server=fake_llm)
     assert result.returncode == 2
     assert str(settings) in result.stderr and "line" in result.stderr

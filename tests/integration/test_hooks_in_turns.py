@@ -112,13 +112,17 @@ async def test_untrusted_project_hooks_wait_for_trust(fake_llm: FakeOpenAIServer
     runtime = _runtime(fake_llm, repo, {"Stop": [{"command": hook}]}, layer="project", trusted=False)
     fake_llm.push(Reply.text("ok"))
     events = await _run(runtime, "hi")
-    assert not marker.exists()
-    assert any(isinstance(e, Notice) and "not trusted" in e.text for e in events)
-    FolderTrust(runtime.paths.config_dir).remember(runtime.paths.project_root, True)
-    fake_llm.push(Reply.text("ok"))
-    await _run(runtime, "hi again")
-    assert marker.exists()
+    assert not marker.exists() and isinstance(events[-1], TurnFinished)
+    # Folder trust is the one mechanism: an untrusted folder's hooks are not even loaded, and the
+    # session says what its project layer would change.
+    assert runtime.hooks.runner.specs == []
+    assert any(line.startswith("hooks (1 command(s)") for line in runtime.untrusted_changes())
     await runtime.aclose()
+    trusted = _runtime(fake_llm, repo, {"Stop": [{"command": hook}]}, layer="project", trusted=True)
+    fake_llm.push(Reply.text("ok"))
+    await _run(trusted, "hi again")
+    assert marker.exists()
+    await trusted.aclose()
 
 
 async def test_session_start_hook_context_joins_the_first_request(fake_llm: FakeOpenAIServer, repo: Path) -> None:

@@ -7,15 +7,11 @@ from pathlib import Path
 import pytest
 
 from app.context.skills.content import build_skill_llm_content, unload_placeholder
-from app.context.skills.grants import grant_allowed_tools, revoke_grant
 from app.context.skills.manager import SkillManager
 from app.context.skills.model import SkillInvocation, SkillLevel
 from app.context.skills.tool import SKILL_TOOL_DESCRIPTION, SkillTool, SkillToolResult
 from app.core.tools.base import ToolContext, ToolKind
 from app.core.tools.errors import ToolError
-from app.core.tools.permissions import PermissionDecision, PermissionPolicy
-from app.core.tools.registry import builtin_registry
-from app.core.tools.shell import ShellTool
 from tests.unit.skills_support import write_raw, write_skill
 
 LEVELS = (SkillLevel.PROJECT, SkillLevel.USER)
@@ -188,48 +184,3 @@ async def test_a_skill_broken_since_discovery_reports_why(root: Path, skills: Pa
 
 def test_unload_placeholder() -> None:
     assert unload_placeholder("x") == "[Skill 'x' unloaded via /unskill; invoke the Skill tool again to reload.]"
-
-
-def test_allowed_tools_become_session_rules_until_revoked(tmp_path: Path) -> None:
-    registry = builtin_registry()
-    shell, edit = registry.get("run_shell_command"), registry.get("edit")
-    assert isinstance(shell, ShellTool) and edit is not None
-    policy = PermissionPolicy(root=tmp_path, deny=["run_shell_command(git push *)"])
-    invocation = SkillInvocation(
-        "review",
-        SkillLevel.BUNDLED,
-        tmp_path,
-        "body",
-        allowed_tools=("run_shell_command(git diff *)", "run_shell_command(git push *)", "edit(src/**)", "bad("),
-    )
-    assert policy.decide(shell, {"command": "git diff HEAD"})[0] is PermissionDecision.ASK
-    grant = grant_allowed_tools(policy, invocation)
-    assert [str(rule) for rule in grant.rules] == [
-        "run_shell_command(git diff *)",
-        "run_shell_command(git push *)",
-        "edit(src/**)",
-    ]
-    assert len(grant.warnings) == 1 and "bad(" in grant.warnings[0]
-    assert policy.decide(shell, {"command": "git diff HEAD"})[0] is PermissionDecision.ALLOW
-    assert (
-        policy.decide(edit, {"path": "src/a.py", "old_string": "a", "new_string": "b"})[0] is PermissionDecision.ALLOW
-    )
-    assert policy.decide(shell, {"command": "git push origin"})[0] is PermissionDecision.DENY  # deny still wins
-    assert policy.decide(shell, {"command": "rm -rf x"})[0] is PermissionDecision.ASK
-    revoke_grant(policy, grant)
-    assert policy.session_rules == []
-    assert policy.decide(shell, {"command": "git diff HEAD"})[0] is PermissionDecision.ASK
-
-
-def test_a_grant_leaves_rules_that_were_already_there(tmp_path: Path) -> None:
-    policy = PermissionPolicy(root=tmp_path)
-    shell = builtin_registry().get("run_shell_command")
-    assert shell is not None
-    policy.allow_for_session(shell, {"command": "git status"})
-    before = list(policy.session_rules)
-    grant = grant_allowed_tools(
-        policy, SkillInvocation("x", SkillLevel.USER, tmp_path, "", ("run_shell_command(git *)",))
-    )
-    assert grant.rules == ()
-    revoke_grant(policy, grant)
-    assert policy.session_rules == before

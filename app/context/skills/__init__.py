@@ -3,14 +3,14 @@
 :class:`SkillManager` is the entry point (discovery, path activation, the
 ``<available_skills>`` reminders, enable/disable); :class:`SkillTool` is the
 model's way to load one; :func:`watch_skills` reloads the manager on change;
-:func:`grant_allowed_tools` turns a loaded skill's ``allowedTools`` into
-session allow-rules.
+:func:`grant_allowed_tools` lets a loaded skill's ``allowedTools`` run
+unasked, within the limits of :class:`SkillGrantPolicy`.
 """
 
 from app.context.skills.activation import SkillActivator, resolve_project_relative_path
 from app.context.skills.content import build_skill_llm_content, unload_placeholder
 from app.context.skills.discovery import Discovery, SkillsDir, discover_skills, ensure_user_skills_dir, skills_dirs
-from app.context.skills.grants import SkillGrant, grant_allowed_tools, revoke_grant
+from app.context.skills.grants import SkillGrant, SkillGrantPolicy, grant_allowed_tools, revoke_grant
 from app.context.skills.listing import delta_reminder, listing_entries, skill_entry, snapshot_reminder
 from app.context.skills.manager import SkillManager
 from app.context.skills.model import (
@@ -36,6 +36,7 @@ __all__ = [
     "SkillEntry",
     "SkillErrorCode",
     "SkillGrant",
+    "SkillGrantPolicy",
     "SkillInvocation",
     "SkillLevel",
     "SkillManager",
