@@ -161,6 +161,8 @@ class Settings:
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict, metadata={"internal": True})
     # What the project layer would change and whether it was applied (it is only in a trusted folder).
     project_layer: ProjectLayer = field(default_factory=ProjectLayer, metadata={"internal": True})
+    # Which layer set each permission list and the approval mode (lists replace, they do not add up).
+    permission_sources: dict[str, str] = field(default_factory=dict, metadata={"internal": True})
     # The command-line flags given to load_settings, so the same settings can be loaded again (after /trust).
     cli_flags: dict[str, Any] = field(default_factory=dict, metadata={"internal": True})
     # Not settings: what loading found out.
@@ -207,12 +209,14 @@ def load_settings(
         value = env.get(var, "").strip()
         if value:
             _set_dotted(env_layer, dotted, value)
+    _note_permission_sources(settings, env_layer, "environment (AGENTCTX_APPROVAL_MODE)")
     _apply(settings, env_layer, "environment", settings.warnings, coerce_strings=True)
     if flags:
         layer: dict[str, Any] = {}
         for dotted, value in flags.items():
             if value is not None:
                 _set_dotted(layer, dotted, value)
+        _note_permission_sources(settings, layer, "command line")
         _apply(settings, layer, "command line", settings.warnings)
     if settings.approval_mode not in APPROVAL_MODES:
         settings.warnings.append(
@@ -224,11 +228,21 @@ def load_settings(
 
 def _apply_layer(settings: Settings, data: dict[str, Any], source: str, layer: str) -> None:
     settings.sources.append(source)
+    _note_permission_sources(settings, data, f"{layer} settings ({source})")
     settings.hooks.extend(_hook_entries(data.pop("hooks", None), source, layer, settings.warnings))
     servers = data.pop("mcp_servers", None)
     servers = data.pop("mcpServers", None) if servers is None else servers
     settings.mcp_servers.update(_mcp_entries(servers, source, layer, settings.warnings))
     _apply(settings, data, source, settings.warnings)
+
+
+def _note_permission_sources(settings: Settings, data: dict[str, Any], label: str) -> None:
+    permissions = data.get("permissions")
+    for kind in ("allow", "ask", "deny"):
+        if isinstance(permissions, dict) and kind in permissions:
+            settings.permission_sources[kind] = label
+    if "approval_mode" in data or "approvalMode" in data:
+        settings.permission_sources["approval_mode"] = label
 
 
 def _project_layer(settings: Settings, paths: Paths, env: Any, trusted: bool | None) -> None:

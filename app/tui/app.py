@@ -28,6 +28,7 @@ from app.paths import Paths, ensure_private_dir
 from app.tui.commands import parse_command
 from app.tui.compaction_actions import CompactionActions
 from app.tui.hooks_actions import HooksActions
+from app.tui.trust_actions import TrustActions
 from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
 from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
@@ -71,7 +72,7 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryActions, HooksActions, SessionActions, SuggestionActions, App[int]):
+class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryActions, HooksActions, TrustActions, SessionActions, SuggestionActions, App[int]):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -310,7 +311,10 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         if future is None:
             return
         self.status.state = "waiting for approval"
-        screen = ApprovalScreen(tool_name=event.call.name, summary=event.summary, detail=event.detail, tool_kind=event.tool_kind)
+        from app.context.skills.grants import GRANT_REFUSED
+
+        note = event.reason.split(f"; {GRANT_REFUSED}: ", 1)[1] if f"; {GRANT_REFUSED}: " in event.reason else ""
+        screen = ApprovalScreen(tool_name=event.call.name, summary=event.summary, detail=event.detail, tool_kind=event.tool_kind, grant_note=note)
         self._approval = screen
 
         def answered(decision: Decision | None) -> None:

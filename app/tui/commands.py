@@ -40,6 +40,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("map", "Show or hide the live context map", "toggle_context_map"),
     SlashCommand("compress", "Summarize the conversation now (optional focus text)", "compact_now", aliases=("summarize", "compact"), argument_hint="[focus]"),
     SlashCommand("hooks", "Configured hooks and their last result; trust or untrust this folder's", "hooks_command", argument_hint="[trust|untrust]"),
+    SlashCommand("trust", "Trust this folder or stop: whether its project settings, hooks and tool grants apply", "trust_command"),
+    SlashCommand("permissions", "The approval mode and every active rule, with where it came from", "permissions_command"),
     SlashCommand("skills", "Skills by level: read, enable or disable them", "skills"),
     SlashCommand("compress-fast", "Clear old tool results now, no model call", "compress_fast"),
     SlashCommand("quit", "Quit", "quit", aliases=("exit",)),

@@ -1,4 +1,4 @@
-"""Hooks in the TUI: the trust question (asked once per folder), SessionStart hooks, and /hooks. A mixin of the App."""
+"""Hooks in the TUI: SessionStart hooks (after the folder trust question) and /hooks. A mixin of the App."""
 
 from __future__ import annotations
 
@@ -6,7 +6,6 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.text_view import TextScreen
 
 if TYPE_CHECKING:
@@ -18,15 +17,10 @@ class HooksActions:
 
     @work(group="hooks", exit_on_error=False)
     async def _start_hooks(self, runtime: Runtime, source: str) -> None:
-        from app.context.hooks.trust import FolderTrust
-
-        project_hooks = [s for s in runtime.hooks.runner.specs if s.layer == "project"]
-        trust = FolderTrust(runtime.paths.config_dir)
-        if project_hooks and trust.state(runtime.paths.project_root) == "unknown":
-            commands = "\n".join(f"  {s.label}" for s in project_hooks[:8])
-            question = f"This project's .qwen/settings.yaml defines {len(project_hooks)} hook command(s). Trust this folder to run them?"
-            answer = await self.push_screen_wait(ConfirmScreen(question, f"{commands}\n\nThe answer is remembered; /hooks trust or /hooks untrust changes it."))  # type: ignore[attr-defined]
-            trust.remember(runtime.paths.project_root, bool(answer))
+        # Folder trust is the one question for project hooks (and the rest of the project layer);
+        # trusting reopens the session, whose own start runs the hooks.
+        if await self.ask_folder_trust_once(runtime):  # type: ignore[attr-defined]
+            return
         for problem in await runtime.start_session(source):
             self.notify(problem, severity="warning", timeout=8)  # type: ignore[attr-defined]
 
@@ -36,13 +30,12 @@ class HooksActions:
             self.notify("Still starting up; try again in a moment.", severity="warning")  # type: ignore[attr-defined]
             return
         from app.context.hooks.bridge import hooks_table
-        from app.context.hooks.trust import FolderTrust
+        from app.trust import FolderTrust
 
         trust = FolderTrust(runtime.paths.config_dir)
         action = argument.strip().lower()
-        if action in ("trust", "untrust"):
-            trust.remember(runtime.paths.project_root, action == "trust")
-            self.notify(f"This folder's project hooks will {'now run' if action == 'trust' else 'not run'} (remembered).")  # type: ignore[attr-defined]
+        if action in ("trust", "untrust"):  # the same as /trust: one answer for the whole project layer
+            self.action_trust_command()  # type: ignore[attr-defined]
             return
         if action:
             self.notify("Usage: /hooks [trust|untrust]", severity="warning")  # type: ignore[attr-defined]

@@ -1,4 +1,4 @@
-"""The trust question for project hooks (asked once), and /hooks."""
+"""The folder trust question covers project hooks (asked once), and /hooks."""
 
 from __future__ import annotations
 
@@ -10,10 +10,10 @@ import yaml
 from app.config import load_settings
 from app.context.hooks.trust import FolderTrust
 from app.paths import Paths
-from app.tui.screens.confirm import ConfirmScreen
+from app.tui.screens.trust import TrustScreen
 from app.tui.screens.text_view import TextScreen
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.tui.helpers import SIZE, make_app, notifications, ready, wait_until
+from tests.tui.helpers import SIZE, make_app, ready, wait_until
 
 
 def _project_hook(workspace: Path) -> None:
@@ -34,11 +34,13 @@ async def test_the_trust_question_is_asked_once_and_remembered(fake_llm: FakeOpe
     _project_hook(workspace)
     app = make_app(fake_llm, workspace, settings=_settings(fake_llm, workspace))
     async with app.run_test(size=SIZE) as pilot:
-        # Not ready(): the session-start worker waits for this very answer.
-        await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="trust question")
-        assert "defines 1 hook command(s)" in app.screen.question
+        # Not ready(): the session-start worker waits for this very answer. Folder trust is the one
+        # question for project hooks and the rest of the project layer.
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), what="trust question")
+        assert any(line.startswith("hooks (1 command(s) run on events): Stop: ") for line in app.screen.changes)
         await pilot.press("y")
-        await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="answered")
+        await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), what="answered")
+        await wait_until(pilot, lambda: app.runtime is not None and len(app.runtime.hooks.runner.specs) == 1, what="reopened with the hook")
     paths = Paths.for_cwd(workspace)
     assert FolderTrust(paths.config_dir).state(paths.project_root) == "trusted"
     again = make_app(fake_llm, workspace, settings=_settings(fake_llm, workspace))
@@ -46,7 +48,7 @@ async def test_the_trust_question_is_asked_once_and_remembered(fake_llm: FakeOpe
         await ready(pilot)
         for _ in range(20):
             await pilot.pause()
-        assert not isinstance(again.screen, ConfirmScreen), "asked once"
+        assert not isinstance(again.screen, TrustScreen), "asked once"
 
 
 async def test_hooks_command_lists_and_changes_trust(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
@@ -59,10 +61,16 @@ async def test_hooks_command_lists_and_changes_trust(fake_llm: FakeOpenAIServer,
         app.prompt.load_text("/hooks")
         await pilot.press("enter")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="/hooks")
-        body = app.screen.body
-        assert "Project folder trust: declined" in body and "Stop: " in body and "from project settings" in body
+        assert "No hooks are configured" in app.screen.body, "a declined folder's hooks are not loaded"
         await pilot.press("escape")
         app.prompt.load_text("/hooks trust")
         await pilot.press("enter")
-        await wait_until(pilot, lambda: any("will now run" in n for n in notifications(app)), what="trusted")
+        await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), what="the folder trust dialog")
+        await pilot.press("y")
+        await wait_until(pilot, lambda: app.runtime is not None and len(app.runtime.hooks.runner.specs) == 1, what="reopened with the hook")
         assert FolderTrust(paths.config_dir).state(paths.project_root) == "trusted"
+        app.prompt.load_text("/hooks")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="/hooks")
+        body = app.screen.body
+        assert "Project folder trust: trusted" in body and "Stop: " in body and "from project settings" in body

@@ -17,8 +17,10 @@ from app.tui.keys import APPROVAL_KEYS, bindings
 class ApprovalScreen(ModalScreen[Decision]):
     BINDINGS = bindings(APPROVAL_KEYS)
 
-    def __init__(self, *, tool_name: str, summary: str, detail: str, tool_kind: str) -> None:
+    def __init__(self, *, tool_name: str, summary: str, detail: str, tool_kind: str, grant_note: str = "") -> None:
         super().__init__(classes="approval")
+        # A skill's allowedTools matched this call but could not cover it (and why): the person should know.
+        self.grant_note = grant_note
         self.tool_name = tool_name
         self.summary = summary
         self.detail = detail
@@ -30,6 +32,8 @@ class ApprovalScreen(ModalScreen[Decision]):
             with Vertical(id="approval-head"):
                 yield Static(Content.from_markup(f"The agent wants to {verb}: [b]{escape(self.tool_name)}[/b]"), id="approval-title")
                 yield Static(Content(inert(self.summary)), id="approval-summary")
+                if self.grant_note:
+                    yield Static(Content(inert(f"A skill's allowedTools grant was refused: {self.grant_note}")), id="approval-grant")
             with VerticalScroll(id="approval-detail"):
                 yield Static(_diff_content(inert(self.detail)))
             yield Static(

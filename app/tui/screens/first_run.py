@@ -27,7 +27,7 @@ agentctx talks to any OpenAI-compatible endpoint (OpenAI, DashScope/Qwen, vLLM, 
 
 [b $accent]or write them in a settings file[/]
   {user_file}   (yours, every project)
-  {project_file}   (this project)
+  {project_file}   (this project, once trusted)
 
   [$text-muted]model:
     base_url: http://localhost:11434/v1
