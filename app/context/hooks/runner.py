@@ -78,7 +78,7 @@ class HookRunner:
             if not spec.matches(match):
                 continue
             if spec.layer == "project" and not self.trusted():
-                self._report_once(spec, "untrusted", f"The project hook '{spec.label}' did not run: this folder is not trusted (/hooks to trust it).")
+                self._report_once(spec, "untrusted", f"The project hook '{spec.label}' did not run: this folder is not trusted (/trust or 'agentctx-tui trust' trusts it).")
                 continue
             result = await self._run_one(spec, {"hook_event_name": event, "session_id": self.session_id, "cwd": str(self.cwd), **payload})
             self.last[spec.key] = result
