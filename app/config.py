@@ -249,13 +249,15 @@ def _project_layer(settings: Settings, paths: Paths, env: Any, trusted: bool | N
     """Read the project's settings files; apply them only in a trusted folder, describe them always."""
     found: list[tuple[str, dict[str, Any], list[str]]] = []
     unreadable: list[str] = []
+    # In the home directory ~/.qwen/settings.json is Qwen Code's *user* file, not a repository's.
+    qwen_json = paths.project_settings_json.exists() and not _is_home(paths.project_root)
     if trusted is None:
         from app.trust import FolderTrust
 
         # Read the trust file only when the folder brings something to trust.
-        exists = paths.project_settings_json.exists() or paths.project_settings_file.exists()
+        exists = qwen_json or paths.project_settings_file.exists()
         trusted = exists and FolderTrust(paths.config_dir).is_trusted(paths.project_root)
-    if paths.project_settings_json.exists():
+    if qwen_json:
         from app.qwen_settings import read_qwen_settings
 
         try:
@@ -291,6 +293,13 @@ def _project_layer(settings: Settings, paths: Paths, env: Any, trusted: bool | N
         record.files.append(problem.split(":", 1)[0])
         record.changes.append(f"a settings file that cannot be read: {problem}")
     settings.project_layer = record
+
+
+def _is_home(folder: Path) -> bool:
+    try:
+        return folder.resolve() == Path.home().resolve()
+    except (RuntimeError, KeyError, OSError):
+        return False
 
 
 def _merge(target: dict[str, Any], data: dict[str, Any]) -> None:

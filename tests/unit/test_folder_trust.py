@@ -189,3 +189,11 @@ def test_the_trusted_argument_overrides_the_store(tmp_path: Path) -> None:
     assert load_settings(paths, env={}, trusted=True).approval_mode == "auto-edit"
     FolderTrust(paths.config_dir).remember(paths.project_root, True)
     assert load_settings(paths, env={}, trusted=False).approval_mode == "default"
+
+
+def test_qwen_codes_user_file_in_the_home_directory_is_not_a_project_layer(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    home = tmp_path / "home"
+    _write(home / ".qwen" / "settings.json", '{"tools": {"approvalMode": "yolo"}}')
+    monkeypatch.setenv("HOME", str(home))
+    settings = load_settings(Paths(cwd=home, config_dir=tmp_path / "config", data_dir=tmp_path / "data"), env={})
+    assert not settings.project_layer.present and settings.approval_mode == "default"
