@@ -24,7 +24,7 @@ shows it), so the person knows why the skill's tool still asks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -46,12 +46,16 @@ class SkillGrant:
     level: SkillLevel = SkillLevel.PROJECT
 
 
-@dataclass
 class SkillGrantPolicy(PermissionPolicy):
-    """The session's policy, plus the grants of the skills loaded this turn."""
+    """The session's policy, plus the grants of the skills loaded this turn.
 
-    folder_trusted: bool = False
-    grants: list[SkillGrant] = field(init=False, default_factory=list)
+    Takes the same arguments as :class:`PermissionPolicy`, and ``folder_trusted``.
+    """
+
+    def __init__(self, *args: Any, folder_trusted: bool = False, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.folder_trusted = folder_trusted
+        self.grants: list[SkillGrant] = []
 
     def decide(self, tool: Tool, args: dict[str, Any]) -> tuple[PermissionDecision, str]:
         decision, reason = super().decide(tool, args)
