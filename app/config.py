@@ -261,7 +261,8 @@ def _project_layer(settings: Settings, paths: Paths, env: Any, trusted: bool | N
         from app.qwen_settings import read_qwen_settings
 
         try:
-            data, ignored = read_qwen_settings(paths.project_settings_json, dict(env))
+            # Only a trusted folder's file may read the environment ($VAR references, envKey).
+            data, ignored = read_qwen_settings(paths.project_settings_json, dict(env) if trusted else {})
         except SettingsError as error:
             if trusted:
                 raise

@@ -13,7 +13,13 @@ import json
 import sys
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from app.config import Settings
+    from app.core.tools.base import Tool
+    from app.core.tools.permissions import PermissionPolicy
+    from app.paths import Paths
 
 EXIT_OK, EXIT_USAGE = 0, 2
 MODES = ("default", "auto-edit", "yolo", "plan")
@@ -49,12 +55,11 @@ def permissions_command(argv: Sequence[str], parser_class: type[argparse.Argumen
     return EXIT_OK
 
 
-def check_call(call: str, settings, paths, *, mode: str | None = None, read_only: bool = False) -> dict[str, Any]:  # type: ignore[no-untyped-def]
+def check_call(call: str, settings: Settings, paths: Paths, *, mode: str | None = None, read_only: bool = False) -> dict[str, Any]:
     """``{"decision": "allow"|"ask"|"deny", "read_only": bool, "reason": str}`` for ``TOOL(ARG)``."""
     from app.core.tools.base import ToolKind
     from app.core.tools.permissions import ApprovalMode, PermissionPolicy
     from app.core.tools.registry import builtin_registry
-    from app.core.tools.shell_readonly import read_only_refusal
 
     name, arg = parse_call(call)
     registry = builtin_registry()
@@ -62,7 +67,7 @@ def check_call(call: str, settings, paths, *, mode: str | None = None, read_only
     if tool is None:
         raise ValueError(f"unknown tool {name!r} (known: {', '.join(registry.names())})")
     args = {"command": arg} if tool.kind is ToolKind.EXECUTE else ({"path": arg} if arg else {})
-    refusal = _read_only_refusal(tool, arg, read_only_refusal)
+    refusal = _read_only_refusal(tool, arg)
     if read_only:
         return {"decision": "deny" if refusal else "allow", "read_only": refusal is None, "reason": refusal or "in the read-only class"}
     policy = PermissionPolicy(
@@ -80,8 +85,9 @@ def check_call(call: str, settings, paths, *, mode: str | None = None, read_only
     return {"decision": decision.value, "read_only": refusal is None, "reason": reason}
 
 
-def _read_only_refusal(tool, arg: str, read_only_refusal) -> str | None:  # type: ignore[no-untyped-def]
+def _read_only_refusal(tool: Tool, arg: str) -> str | None:
     from app.core.tools.base import ToolKind
+    from app.core.tools.shell_readonly import read_only_refusal
 
     if tool.kind is ToolKind.READ:
         return None
@@ -103,7 +109,7 @@ def parse_call(call: str) -> tuple[str, str]:
     return text[:open_at].strip(), text[open_at + 1 : -1]
 
 
-def rules_report(settings, policy, *, folder_trusted: bool) -> str:  # type: ignore[no-untyped-def]
+def rules_report(settings: Settings, policy: PermissionPolicy, *, folder_trusted: bool) -> str:
     """/permissions: the mode and every active rule, each with where it came from."""
     sources = settings.permission_sources
     mode = getattr(policy.mode, "value", policy.mode)

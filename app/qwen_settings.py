@@ -18,6 +18,8 @@ the keys that mean something here are mapped (Qwen Code 0.24's names):
     hooks {Event: [{matcher, hooks: [{type: command, command, timeout}]}]} -> hooks
     mcpServers                                    -> mcp_servers
 
+String values may name environment variables as ``$VAR`` or ``${VAR}``, as in Qwen Code
+(the caller passes no environment for an untrusted folder, so nothing is looked up there).
 Everything else is named in one warning and ignored. The file is JSON with ``//`` and
 ``/* */`` comments allowed, as Qwen Code allows them; the comment stripper is a few lines
 of our own because no JSONC parser is among the dependencies and one scan is enough.
@@ -26,6 +28,7 @@ of our own because no JSONC parser is among the dependencies and one scan is eno
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -46,6 +49,7 @@ TOOL_ALIASES = {
     "LS": "list_directory",
 }
 _SILENT = {"$version", "$schema"}
+_ENV_REFERENCE = re.compile(r"\$\{(\w+)\}|\$(\w+)")
 
 
 def read_qwen_settings(path: Path, env: dict[str, str]) -> tuple[dict[str, Any] | None, list[str]]:
@@ -66,7 +70,18 @@ def read_qwen_settings(path: Path, env: dict[str, str]) -> tuple[dict[str, Any] 
         raise SettingsError(f"{path} line {exc.lineno}, column {exc.colno}: {exc.msg}") from None
     if not isinstance(data, dict):
         raise SettingsError(f"{path}: the top level must be an object of settings, not {type(data).__name__}")
-    return translate(data, env)
+    return translate(_with_env(data, env), env)
+
+
+def _with_env(value: Any, env: dict[str, str]) -> Any:
+    """``$VAR`` and ``${VAR}`` in strings replaced by the variable (left as written when it is unset)."""
+    if isinstance(value, str):
+        return _ENV_REFERENCE.sub(lambda m: env.get(m.group(1) or m.group(2), m.group(0)), value)
+    if isinstance(value, list):
+        return [_with_env(item, env) for item in value]
+    if isinstance(value, dict):
+        return {key: _with_env(item, env) for key, item in value.items()}
+    return value
 
 
 def translate(data: dict[str, Any], env: dict[str, str]) -> tuple[dict[str, Any], list[str]]:

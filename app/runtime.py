@@ -35,6 +35,7 @@ from app.context.skills import (
 )
 from app.context.memory.guard_tool import team_secret_refusal
 from app.context.memory.manager import MemoryManager
+from app.context.memory.paths import MemoryPaths
 from app.core.history import Message, ToolCall, Usage
 from app.core.llm.provider import Provider
 from app.core.tools.permission_rules import escape_pattern, parse_rule
@@ -367,7 +368,7 @@ def wire_memory(agent: Agent, memory: MemoryManager, policy: PermissionPolicy, p
     agent.on_memory_flush = lambda: memory.flush(agent.history)
 
 
-def memory_permissions(policy: PermissionPolicy, mem) -> None:  # type: ignore[no-untyped-def]
+def memory_permissions(policy: PermissionPolicy, mem: MemoryPaths) -> None:
     """Writes into the project and user memory dirs are allowed; team memory always asks (it is committed)."""
     for root in (mem.project_root, mem.user_root):
         for tool in ("write_file", "edit"):

@@ -10,6 +10,11 @@ import argparse
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from app.context.skills.model import Skill
+    from app.paths import Paths
 
 EXIT_OK, EXIT_USAGE = 0, 2
 
@@ -51,7 +56,7 @@ def change_trust(trusted: bool, path: Path | None, cwd: Path | None) -> int:
     return EXIT_OK
 
 
-def folder_changes(paths) -> list[str]:  # type: ignore[no-untyped-def]
+def folder_changes(paths: Paths) -> list[str]:
     """What the folder's project layer changes, whether or not it is trusted (settings errors included)."""
     from app.config import SettingsError, load_settings
     from app.project_layer import grant_lines
@@ -63,7 +68,7 @@ def folder_changes(paths) -> list[str]:  # type: ignore[no-untyped-def]
     return changes + grant_lines(project_skills(paths))
 
 
-def project_skills(paths) -> list:  # type: ignore[no-untyped-def]
+def project_skills(paths: Paths) -> list[Skill]:
     from app.context.skills.discovery import discover_skills
     from app.context.skills.model import SkillLevel
     from app.runtime import _home

@@ -197,3 +197,14 @@ def test_qwen_codes_user_file_in_the_home_directory_is_not_a_project_layer(tmp_p
     monkeypatch.setenv("HOME", str(home))
     settings = load_settings(Paths(cwd=home, config_dir=tmp_path / "config", data_dir=tmp_path / "data"), env={})
     assert not settings.project_layer.present and settings.approval_mode == "default"
+
+
+def test_settings_json_reads_environment_references_only_when_trusted(tmp_path: Path) -> None:
+    paths = _paths(tmp_path)
+    _write(paths.project_settings_json, '{"security": {"auth": {"baseUrl": "http://${LLM_HOST}/v1", "apiKey": "$TEAM_KEY"}}}')
+    env = {"LLM_HOST": "llm.internal:8000", "TEAM_KEY": "sk-team"}
+    untrusted = load_settings(paths, env=env)
+    assert "model endpoint: http://${LLM_HOST}/v1 (your API key would be sent there)" in untrusted.project_layer.changes
+    assert "sk-team" not in "\n".join(untrusted.project_layer.changes)
+    trusted = load_settings(paths, env=env, trusted=True)
+    assert (trusted.model.base_url, trusted.model.api_key) == ("http://llm.internal:8000/v1", "sk-team")
