@@ -27,6 +27,7 @@ from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
 from app.tui.commands import parse_command
 from app.tui.compaction_actions import CompactionActions
+from app.tui.controllers.modes import ModeController
 from app.tui.hooks_actions import HooksActions
 from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
@@ -55,9 +56,9 @@ EXIT_DRAIN_SECONDS = 5.0
 # The picker lists this many sessions; its search covers every one.
 PICKER_LIMIT = 1000
 HISTORY_LIMIT = 500
-# Priority keys reach the app under a modal too; these act on the conversation behind it, so a
-# modal keeps them (e.g. pageup scrolls the help text, not the hidden conversation).
-CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation"})
+# Priority keys reach the app under a modal too; these act on the screen behind it, so a
+# modal keeps them (e.g. pageup scrolls the help text, shift+tab moves focus in a dialog).
+CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation", "cycle_approval_mode"})
 
 
 def build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -96,6 +97,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._watch = warm_up
         self._last_ctrl_c = 0.0
         self._approval: ApprovalScreen | None = None
+        self.modes = ModeController(self)
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -187,6 +189,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
             self.notify(warning, severity="warning", timeout=8)
             await self.conversation.add(Entry(kind="notice", text=warning))
         status.session_id = runtime.session_id
+        status.mode = runtime.mode.value
         self.watch_memory(runtime.memory)
         self.watch_drafts(runtime.drafter)
         status.context_window = runtime.context_window if self.settings.has_endpoint else 0
@@ -285,6 +288,10 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     def _busy(self) -> bool:
         return bool(self.runtime and self.runtime.agent and self.runtime.agent.busy)
 
+    def busy(self) -> bool:
+        """Whether a turn is running (for the controllers)."""
+        return self._busy()
+
     # -- a turn -------------------------------------------------------------------------------
 
     @work(exclusive=False, group="turn", exit_on_error=False)
@@ -362,6 +369,16 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._save_draft()
         self.exit(0)
 
+    def action_cycle_approval_mode(self) -> None:
+        self.modes.cycle()
+
+    def action_approval_mode(self, argument: str = "") -> None:
+        self.modes.command(argument)
+
+    @work(exclusive=True, group="model-switch", exit_on_error=False)
+    async def action_switch_model(self, argument: str = "") -> None:
+        await self.modes.choose(argument)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
             self.push_screen(HelpScreen(self.settings.keymap))
@@ -402,6 +419,8 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         yield SystemCommand("Conversation: expand or collapse tool output", "ctrl+o", self.action_toggle_tools)
         yield SystemCommand("Conversation: copy the last answer", "To the clipboard", self.action_copy_last)
         yield SystemCommand("Turn: cancel the running turn", "esc", self.action_cancel_turn)
+        yield SystemCommand("Approval mode: cycle default, auto-edit, plan, yolo", "shift+tab", self.action_cycle_approval_mode)
+        yield SystemCommand("Model: pick the model to talk to", "/model", self.action_switch_model)
 
     # -- what survives a restart ----------------------------------------------------------------
 

@@ -42,6 +42,8 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("hooks", "Configured hooks and their last result; trust or untrust this folder's", "hooks_command", argument_hint="[trust|untrust]"),
     SlashCommand("skills", "Skills by level: read, enable or disable them", "skills"),
     SlashCommand("compress-fast", "Clear old tool results now, no model call", "compress_fast"),
+    SlashCommand("approval-mode", "Show or set the approval mode: default, auto-edit, plan, yolo (shift+tab cycles)", "approval_mode", aliases=("mode",), argument_hint="[mode]"),
+    SlashCommand("model", "Pick the model from the endpoint's list, or switch to one by name", "switch_model", argument_hint="[name]"),
     SlashCommand("quit", "Quit", "quit", aliases=("exit",)),
 )
 

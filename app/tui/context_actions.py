@@ -82,7 +82,7 @@ class ContextActions:
             return assembler.report(assembler.last_request, source="run", usage=assembler.last_usage)
         history = runtime.agent.history if runtime.agent else runtime.resumed_messages
         try:
-            request = assembler.assemble(list(history), runtime.registry.schemas())
+            request = assembler.assemble(list(history), runtime.tools.schemas())
         except Exception as exc:  # a missing system.md: say so instead of a report
             self.notify(str(exc), severity="error")  # type: ignore[attr-defined]
             return None

@@ -1,4 +1,4 @@
-"""The status line: model, what the agent is doing, session. (Token use is the gauge's.)"""
+"""The status line: model, approval mode, what the agent is doing, session. (Token use is the gauge's.)"""
 
 from __future__ import annotations
 
@@ -16,6 +16,15 @@ def format_tokens(count: int) -> str:
     return str(count)
 
 
+# Each mode in its own colour; the ones that run things without asking stand out.
+MODE_STYLES = {
+    "default": "$text-muted",
+    "auto-edit": "$success",
+    "plan": "$primary",
+    "yolo": "reverse $error",
+}
+
+
 class StatusLine(Static):
     model: reactive[str] = reactive("")
     state: reactive[str] = reactive("idle")
@@ -24,12 +33,15 @@ class StatusLine(Static):
     session_id: reactive[str] = reactive("")
     demo: reactive[bool] = reactive(False)
     memory: reactive[str] = reactive("")  # background memory work, while there is any
+    mode: reactive[str] = reactive("")  # the approval mode (shift+tab cycles it); default is not shown
 
     def render(self) -> Content:
         parts: list[str] = []
         if self.demo:
             parts.append("[reverse $warning] DEMO [/] [$warning]scripted local model[/]")
         parts.append(f"[b]{escape(self.model or 'no model configured')}[/b]")
+        if self.mode and self.mode != "default":  # as Qwen Code: only a mode that changes what runs unasked
+            parts.append(f"[{MODE_STYLES.get(self.mode, '$text-muted')}]{escape(self.mode)}[/]")
         state_colour = {"idle": "$text-muted", "error": "$error", "waiting for approval": "$warning"}.get(self.state, "$accent")
         parts.append(f"[{state_colour}]{escape(self.state)}[/]")
         if self.memory:
