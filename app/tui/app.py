@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -25,7 +25,7 @@ from app.core.events import (
 from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
-from app.tui.commands import parse_command
+from app.tui.commands import parse_command, skill_commands
 from app.tui.compaction_actions import CompactionActions
 from app.tui.controllers.modes import ModeController
 from app.tui.hooks_actions import HooksActions
@@ -98,6 +98,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._last_ctrl_c = 0.0
         self._approval: ApprovalScreen | None = None
         self.modes = ModeController(self)
+        self._skills_unsubscribe: Callable[[], None] | None = None
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -208,6 +209,22 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
             self.recap_after_break(runtime)
         if self._watch:
             self._watch_skills(runtime.skills)
+        self._follow_skill_commands(runtime)
+
+    def _follow_skill_commands(self, runtime: Runtime) -> None:
+        """Every skill a person may run is a /command; the list follows skills added or disabled."""
+        from app.context.skills import SkillStatus
+
+        runnable = (SkillStatus.AVAILABLE, SkillStatus.USER_ONLY, SkillStatus.WAITING)
+
+        def refresh() -> None:
+            entries = [e for e in runtime.skills.skills if e.skill is not None and e.status in runnable]
+            self.prompt.extra_commands = skill_commands((e.skill.name, e.skill.description) for e in entries if e.skill)
+
+        if self._skills_unsubscribe is not None:
+            self._skills_unsubscribe()
+        refresh()
+        self._skills_unsubscribe = runtime.skills.subscribe(lambda: self.call_later(refresh))
 
     def action_sessions(self) -> None:
         if not isinstance(self.screen, SessionPickerScreen):
@@ -258,7 +275,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
 
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
-        parsed = parse_command(text)
+        parsed = parse_command(text, self.prompt.extra_commands)
         if parsed is not None:
             if parsed.command is None:
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
@@ -294,12 +311,39 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
 
     # -- a turn -------------------------------------------------------------------------------
 
+    def action_run_skill(self, name: str, args: str = "") -> None:
+        """``/review focus on tests``: the skill's instructions are this turn's message."""
+        runtime = self.runtime
+        if runtime is None or runtime.agent is None:
+            from app.runtime import NO_ENDPOINT_MESSAGE
+
+            self.notify(NO_ENDPOINT_MESSAGE if runtime else "Still starting up; try again in a moment.", severity="warning")
+            return
+        if self._busy():
+            self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
+            return
+        from app.context.skills import SKILL_TOOL_NAME, SkillTool
+        from app.context.skills.tool import run_for_person
+        from app.core.tools.errors import ToolError
+
+        tool = runtime.registry.get(SKILL_TOOL_NAME)
+        if not isinstance(tool, SkillTool):
+            self.notify("Skills are not available in this session.", severity="warning")
+            return
+        try:
+            invocation = run_for_person(tool, name, args.strip() or None)
+        except ToolError as exc:
+            self.notify(str(exc), severity="warning", timeout=8)
+            return
+        shown = f"/{name} {args.strip()}".rstrip()
+        self._run_turn(invocation.content, shown=shown)
+
     @work(exclusive=False, group="turn", exit_on_error=False)
-    async def _run_turn(self, prompt: str) -> None:
+    async def _run_turn(self, prompt: str, shown: str | None = None) -> None:
         assert self.runtime is not None and self.runtime.agent is not None
         agent = self.runtime.agent
         conversation = self.conversation
-        await conversation.add(Entry(kind="user", text=prompt))
+        await conversation.add(Entry(kind="user", text=shown or prompt))
         conversation.scroll_end(animate=False)
         conversation.anchor()
         self.status.state = "thinking…"

@@ -46,6 +46,8 @@ class PromptInput(TextArea):
         self._draft = ""
         self.keymap: dict[str, str] = {}
         self.follow_up = ""  # shown greyed while the prompt is empty (not TextArea.suggestion, which edits clear)
+        # The skills a person may run as /name, beside the built-in commands (the app keeps it current).
+        self.extra_commands: list[SlashCommand] = []
 
     def show_suggestion(self, text: str) -> None:
         self.follow_up = text
@@ -72,7 +74,7 @@ class PromptInput(TextArea):
             self.insert("\n")
             return
         if self._key_is(key, "complete", "tab") and self.text.startswith("/"):
-            completed = complete_command(self.text)
+            completed = complete_command(self.text, self.extra_commands)
             if completed is not None:
                 event.prevent_default()
                 event.stop()
@@ -95,7 +97,7 @@ class PromptInput(TextArea):
         text = self.text
         if text and self.follow_up:
             self.post_message(self.Typed())
-        matches = matching_commands(text) if text.startswith("/") and "\n" not in text else []
+        matches = matching_commands(text, self.extra_commands) if text.startswith("/") and "\n" not in text else []
         self.post_message(self.CommandHint(matches))
 
     def _submit(self) -> None:
