@@ -10,6 +10,7 @@ from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from rich.markup import escape
 from textual import work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
@@ -99,6 +100,8 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._approval: ApprovalScreen | None = None
         self.modes = ModeController(self)
         self._skills_unsubscribe: Callable[[], None] | None = None
+        # The project's files for @path completion: listed once, on the first @ typed.
+        self._project_files: list[str] | None = None
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -273,6 +276,54 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
                 parts = [f"[b]/{c.name}[/b] [$text-muted]{c.description}[/]" for c in message.matches]
             hint.update(Content.from_markup("  ".join(parts) + "   [$text-muted](tab completes)[/]"))
 
+    def on_prompt_input_mention_typed(self, message: PromptInput.MentionTyped) -> None:
+        hint = self.query_one("#command-hint", Static)
+        prompt = self.prompt
+        self._update_pending_mentions()
+        if message.query is None:
+            prompt.mention_candidates = []
+            return
+        if self._project_files is None:
+            self._list_project_files()
+            return
+        from app.context.mentions import rank_paths
+
+        prompt.mention_candidates = rank_paths(message.query, self._project_files)
+        hint.display = True
+        if prompt.mention_candidates:
+            shown = "  ".join(f"[b]@{escape(p)}[/b]" for p in prompt.mention_candidates[:6])
+            hint.update(Content.from_markup(shown + "   [$text-muted](tab completes)[/]"))
+        else:
+            hint.update(Content.from_markup(f"[$text-muted]No file of this project matches '{escape(message.query)}'.[/]"))
+
+    @work(exclusive=True, group="project-files", exit_on_error=False)
+    async def _list_project_files(self) -> None:
+        from app.context.mentions import project_files
+
+        self._project_files = await asyncio.to_thread(project_files, self.paths.project_root)
+        mention = self.prompt.mention_at_cursor()
+        if mention is not None:  # the @ that started the listing is still being typed: offer the files now
+            self.prompt.post_message(PromptInput.MentionTyped(mention.path))
+
+    def _update_pending_mentions(self) -> None:
+        """The gauge counts what the prompt's @files would add, before anything is sent."""
+        text = self.prompt.text
+        if "@" not in text:
+            self.gauge.pending = 0
+            return
+        from app.context.mentions import find_mentions
+
+        root = self.paths.project_root
+        total = 0
+        for mention in {m.path for m in find_mentions(text)}:
+            try:
+                path = (root / mention).resolve()
+                if path.is_file() and (path == root or root.resolve() in path.parents):
+                    total += path.stat().st_size
+            except (OSError, ValueError):
+                continue
+        self.gauge.pending = total // 4  # the same bytes/4 estimate the gauge uses before a count
+
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = parse_command(text, self.prompt.extra_commands)
@@ -343,7 +394,22 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         assert self.runtime is not None and self.runtime.agent is not None
         agent = self.runtime.agent
         conversation = self.conversation
+        self.gauge.pending = 0
+        problems: list[str] = []
+        attached = ""
+        if shown is None and "@" in prompt:
+            from app.context.mentions import attach_mentions
+
+            mentioned = await asyncio.to_thread(attach_mentions, prompt, self.paths.project_root)
+            shown, prompt, problems = prompt, mentioned.message, mentioned.problems
+            if mentioned.attachments:
+                names = ", ".join(f"@{a.path}" for a in mentioned.attachments)
+                attached = f"Attached {names} ({mentioned.attached_chars:,} characters)."
         await conversation.add(Entry(kind="user", text=shown or prompt))
+        for problem in problems:
+            await conversation.add(Entry(kind="notice", text=f"Not attached: {problem}"))
+        if attached:
+            await conversation.add(Entry(kind="notice", text=attached))
         conversation.scroll_end(animate=False)
         conversation.anchor()
         self.status.state = "thinking…"
