@@ -26,14 +26,14 @@ from app.core.events import (
 from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
-from app.tui.commands import parse_command, skill_commands
+from app.tui.commands import SlashCommand, parse_command, skill_commands
 from app.tui.compaction_actions import CompactionActions
 from app.tui.controllers.modes import ModeController
 from app.tui.hooks_actions import HooksActions
 from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
 from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
-from app.tui.keys import GLOBAL_KEYS, bindings
+from app.tui.keys import GLOBAL_KEYS, bindings, plan_keymap
 from app.tui.memory_actions import MemoryActions
 from app.tui.session_actions import SessionActions
 from app.tui.screens.approval import ApprovalScreen
@@ -90,6 +90,8 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         super().__init__()
         self.settings = settings
         self.paths = paths
+        self.key_plan = plan_keymap(settings.keymap)
+        self._make_priority(self.key_plan.priority_ids)
         self.runtime: Runtime | None = None
         self._resume = resume
         self._continue = continue_latest
@@ -131,11 +133,25 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     def status(self) -> StatusLine:
         return self.query_one("#status", StatusLine)
 
+    def _make_priority(self, ids: set[str]) -> None:
+        """A global key remapped onto one the prompt uses itself must reach the app first."""
+        if not ids:
+            return
+        import dataclasses
+
+        for key, found in self._bindings.key_to_bindings.items():
+            self._bindings.key_to_bindings[key] = [
+                dataclasses.replace(b, priority=True) if b.id in ids else b for b in found
+            ]
+
     async def on_mount(self) -> None:
         self.query_one("#command-hint").display = False
-        if self.settings.keymap:
-            self.set_keymap(self.settings.keymap)
-            self.prompt.keymap = dict(self.settings.keymap)
+        applied = {key_id: keys for key_id, keys in self.key_plan.keymap.items() if keys}
+        if applied:
+            self.set_keymap(applied)
+            self.prompt.keymap = dict(applied)
+        for problem in self.key_plan.problems:
+            self.notify(problem, severity="warning", timeout=10)
         self._apply_theme()
         status = self.status
         status.demo = self.settings.demo
@@ -491,7 +507,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
 
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.settings.keymap))
+            self.push_screen(HelpScreen(self.key_plan.keymap))
 
     def action_toggle_tools(self) -> None:
         conversation = self.conversation
@@ -522,7 +538,10 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self.notify(f"Copied the last answer ({len(text)} characters).")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":  # Textual's saves to ~/Downloads, which a server may not have
+                yield command
+        yield SystemCommand("Screenshot", f"Save an SVG of the screen in {self._screenshot_dir()}", self.action_save_screenshot)
         yield SystemCommand("Help: keys and commands", "Every key and /command", self.action_help)
         yield SystemCommand("Sessions: resume an earlier session", "Newest first, with the first prompt", self.action_sessions)
         yield SystemCommand("Sessions: start a new session", "The current one stays recorded", self.action_new_session)
@@ -530,7 +549,37 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         yield SystemCommand("Conversation: copy the last answer", "To the clipboard", self.action_copy_last)
         yield SystemCommand("Turn: cancel the running turn", "esc", self.action_cancel_turn)
         yield SystemCommand("Approval mode: cycle default, auto-edit, plan, yolo", "shift+tab", self.action_cycle_approval_mode)
-        yield SystemCommand("Model: pick the model to talk to", "/model", self.action_switch_model)
+        # Every /command and every skill, so the palette finds what the / menu finds.
+        from app.tui.commands import COMMANDS
+
+        for command in (*COMMANDS, *self.prompt.extra_commands):
+            yield SystemCommand(f"/{command.name}", command.description, self._palette_runner(command))
+
+    def _palette_runner(self, command: SlashCommand) -> Callable[[], object]:
+        """A command without arguments runs at once; one that takes them waits in the prompt for them."""
+
+        def run() -> None:
+            if command.takes_argument:
+                self.prompt.load_text(f"/{command.name} ")
+                self.prompt.move_cursor(self.prompt.document.end)
+                self.prompt.focus()
+            else:
+                self.run_action(command.action_call(""))
+
+        return run
+
+    def _screenshot_dir(self) -> Path:
+        return self.paths.data_dir / "screenshots"
+
+    def action_save_screenshot(self) -> None:
+        directory = self._screenshot_dir()
+        try:
+            ensure_private_dir(directory)
+            path = self.save_screenshot(path=str(directory))
+        except OSError as exc:
+            self.notify(f"Could not save the screenshot in {directory}: {exc}", severity="error", timeout=8)
+            return
+        self.notify(f"Saved the screenshot to {path}.")
 
     # -- what survives a restart ----------------------------------------------------------------
 
