@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from rich.markup import escape
-from textual import work
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
@@ -32,7 +32,7 @@ from app.tui.controllers.modes import ModeController
 from app.tui.hooks_actions import HooksActions
 from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
-from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
+from app.tui.context_actions import ContextActions
 from app.tui.keys import GLOBAL_KEYS, bindings, plan_keymap
 from app.tui.memory_actions import MemoryActions
 from app.tui.session_actions import SessionActions
@@ -157,7 +157,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         status.demo = self.settings.demo
         status.model = self.settings.model.name if self.settings.has_endpoint else ""
         self._restore_draft()
-        self._show_side(self.size.width >= AUTO_SHOW_MAP_WIDTH)
+        self.follow_width(self.size.width)
         self.prompt.focus()
         if not self.settings.has_endpoint:
             self.push_screen(FirstRunScreen(self.paths))
@@ -220,6 +220,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self.query_one(ContextMap).pct = self.settings.compaction.pct
         source = "reported" if last else ("estimate" if runtime.resumed_tokens else "")
         self.gauge.set_usage(status.used_tokens, status.context_window, source=source)
+        self.refresh_map_estimate(runtime)
         status.state = "idle"
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)
@@ -460,6 +461,9 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._approval = None
 
     # -- actions --------------------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.follow_width(event.size.width)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in CONVERSATION_ACTIONS and isinstance(self.screen, ModalScreen):

@@ -28,8 +28,37 @@ UNKNOWN_MODE = "Unknown /context mode. Use: /context, /context list, /context de
 
 class ContextActions:
     runtime: Runtime | None
+    # The person's own choice of showing the map (F2, /map) wins over the width rule until the terminal
+    # gets narrower than ui.map_collapse_width.
+    _map_chosen: bool | None = None
 
     # -- the map panel ---------------------------------------------------------------------------
+
+    def follow_width(self, width: int) -> None:
+        """The map follows the terminal: shown by itself on wide ones, collapsed below ui.map_collapse_width."""
+        collapse = self.settings.ui.map_collapse_width  # type: ignore[attr-defined]
+        if width < collapse:
+            self._map_chosen = None
+            if not self.context_map.has_focus:
+                self._show_side(False)
+        elif self._map_chosen is None:
+            self._show_side(width >= AUTO_SHOW_MAP_WIDTH)
+
+    @work(exclusive=True, group="map-estimate", exit_on_error=False)
+    async def refresh_map_estimate(self, runtime: Runtime) -> None:
+        """After a new session, a resume or a compaction the map shows that context, not the one before."""
+        history = list(runtime.agent.history if runtime.agent else runtime.resumed_messages)
+        if not history:
+            self.context_map.clear()
+            return
+        try:
+            request = await asyncio.to_thread(runtime.assembler.assemble, history, runtime.tools.schemas())
+        except Exception:  # a broken system.md is reported where the report is asked for
+            return
+        if self.runtime is not runtime:
+            return  # another session opened meanwhile
+        last = runtime.agent.last_usage if runtime.agent else None
+        self.context_map.show_request(request, reported=last.prompt_tokens if last and last.prompt_tokens else None)
 
     @property
     def context_map(self) -> ContextMap:
@@ -40,6 +69,7 @@ class ContextActions:
 
     def action_toggle_context_map(self) -> None:
         side = self.query_one("#side")  # type: ignore[attr-defined]
+        self._map_chosen = not side.display
         self._show_side(not side.display)
         if not side.display:
             self.prompt.focus()  # type: ignore[attr-defined]
@@ -49,9 +79,11 @@ class ContextActions:
         side = self.query_one("#side")  # type: ignore[attr-defined]
         context_map = self.context_map
         if side.display and context_map.has_focus:
+            self._map_chosen = False
             self._show_side(False)
             self.prompt.focus()  # type: ignore[attr-defined]
             return
+        self._map_chosen = True
         self._show_side(True)
         context_map.focus()
 
