@@ -107,6 +107,15 @@ class PromptInput(TextArea):
             event.stop()
             self._walk_history(1)
             return
+        own = self._bindings.key_to_bindings.get(key)
+        if own:
+            # Run the prompt's own bound keys (backspace, arrows, delete-word…) here, in the order typed.
+            # Left to the binding system they are run after bubbling up to the app, so in a fast burst
+            # "abc", four backspaces, "def" would insert "def" before the backspaces ran (textual#6605).
+            event.prevent_default()
+            event.stop()
+            await self.run_action(own[0].action)
+            return
         await super()._on_key(event)
 
     def on_text_area_changed(self, event: TextArea.Changed) -> None:
