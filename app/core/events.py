@@ -159,6 +159,8 @@ class ApprovalNeeded(Event):
     detail: str = ""
     tool_kind: str = ""
     future: asyncio.Future[Decision] | None = None
+    # The rules an "always" answer would add for the rest of the session (said before it is given).
+    always: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from rich.markup import escape
 from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.containers import Horizontal, Vertical
@@ -60,6 +61,18 @@ HISTORY_LIMIT = 500
 # Priority keys reach the app under a modal too; these act on the screen behind it, so a
 # modal keeps them (e.g. pageup scrolls the help text, shift+tab moves focus in a dialog).
 CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation", "cycle_approval_mode"})
+
+
+def loaded_instructions_line(runtime: Runtime) -> str:
+    """Which instruction files this session reads, said once when it opens."""
+    from app.tui.widgets.status import format_tokens
+
+    rows = [r for r in runtime.assembler.instruction_rows() if r.status != "MISSING"]
+    if not rows:
+        return ""
+    names = ", ".join(r.name for r in rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
+    tokens = format_tokens(sum(r.tokens for r in rows))
+    return f"Instruction files: {names} ({tokens} tokens) · /memory show reads them as sent"
 
 
 def build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -132,6 +145,19 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     @property
     def status(self) -> StatusLine:
         return self.query_one("#status", StatusLine)
+
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Toasts are plain text: file names, commands and model words with brackets show as written
+        ("/compress [focus]" lost its "[focus]" as markup)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     def _make_priority(self, ids: set[str]) -> None:
         """A global key remapped onto one the prompt uses itself must reach the app first."""
@@ -208,6 +234,9 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         for warning in runtime.warnings:
             self.notify(warning, severity="warning", timeout=8)
             await self.conversation.add(Entry(kind="notice", text=warning))
+        loaded = loaded_instructions_line(runtime)
+        if loaded:
+            await self.conversation.add(Entry(kind="notice", text=loaded))
         status.session_id = runtime.session_id
         status.mode = runtime.mode.value
         self.watch_memory(runtime.memory)
@@ -430,12 +459,16 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         conversation.scroll_end(animate=False)
         conversation.anchor()
         self.status.state = "thinking…"
+        self.status.turn_started = time.monotonic()
         handler = TurnView(self, conversation)
         self.dismiss_suggestion()
         finished = False
-        async for event in agent.run(prompt):
-            await handler.handle(event)
-            finished = event.kind == "turn_finished"
+        try:
+            async for event in agent.run(prompt):
+                await handler.handle(event)
+                finished = event.kind == "turn_finished"
+        finally:
+            self.status.turn_started = None
         if finished:
             self.after_answer()
 
@@ -444,7 +477,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         if future is None:
             return
         self.status.state = "waiting for approval"
-        screen = ApprovalScreen(tool_name=event.call.name, summary=event.summary, detail=event.detail, tool_kind=event.tool_kind)
+        screen = ApprovalScreen(tool_name=event.call.name, summary=event.summary, detail=event.detail, tool_kind=event.tool_kind, always=event.always)
         self._approval = screen
 
         def answered(decision: Decision | None) -> None:

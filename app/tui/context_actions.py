@@ -14,6 +14,7 @@ from app.tui.guards import STARTING_UP, idle_model
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.text_view import TextScreen
 from app.tui.widgets.context_map import ContextMap
+from app.core.tools.text import plural
 from app.tui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
@@ -156,7 +157,7 @@ class ContextActions:
         text = assembler.instructions_text()
         files = [r for r in assembler.instruction_rows() if r.status != "MISSING"]
         tokens = sum(r.tokens for r in files)
-        subtitle = f"{len(files)} file(s) · {format_tokens(tokens)} tokens"
+        subtitle = f"{plural(len(files), 'file')} · {format_tokens(tokens)} tokens"
         body = text or "No instruction files found. Create QWEN.md or AGENTS.md in the project (or /init)."
         self.push_screen(TextScreen("Instruction files, as injected", body, subtitle=subtitle))  # type: ignore[attr-defined]
 
@@ -168,7 +169,7 @@ class ContextActions:
         await asyncio.to_thread(assembler.refresh)
         files = [r for r in assembler.instruction_rows() if r.status != "MISSING"]
         self.notify(  # type: ignore[attr-defined]
-            f"Re-read {len(files)} instruction file(s), {format_tokens(sum(r.tokens for r in files))} tokens. The next request uses them."
+            f"Re-read {plural(len(files), 'instruction file')}, {format_tokens(sum(r.tokens for r in files))} tokens. The next request uses them."
         )
         for problem in assembler.problems:
             self.notify(problem, severity="warning", timeout=8)  # type: ignore[attr-defined]
