@@ -10,7 +10,7 @@ export TEXTUAL_ANIMATIONS := none
 export TZ := UTC
 unexport NO_COLOR
 
-.PHONY: run test soak demo bench snapshots-update screenshots clean
+.PHONY: run test soak demo bench snapshots-update screenshots clean install
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is needed (found %s)" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -40,6 +40,14 @@ snapshots-update: $(STAMP)
 
 clean:
 	rm -rf $(VENV) .pytest_cache
+
+# Install once, use in every project: an isolated install with `agentctx-tui` on PATH
+# (pipx or uv when you have one; otherwise pipx is installed for you with pip --user).
+install:
+	@if command -v pipx >/dev/null 2>&1; then pipx install --force . ; \
+	elif command -v uv >/dev/null 2>&1; then uv tool install --force . ; \
+	else $(PYTHON) -m pip install --user --quiet pipx && $(PYTHON) -m pipx install --force . ; fi
+	@echo "Installed. In any project: cd your-project && agentctx-tui   (pipx ensurepath puts ~/.local/bin on PATH)"
 
 screenshots: $(STAMP)
 	$(BIN)/python -m scripts.screenshots

@@ -127,6 +127,8 @@ class UISettings:
     theme: str = "textual-dark"
     # Finished messages beyond this many are unmounted; the transcript stays in memory.
     max_mounted_messages: int = 40
+    # Below this many columns the context map collapses (F2 still shows it).
+    map_collapse_width: int = 100
 
 
 @dataclass

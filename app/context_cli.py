@@ -52,5 +52,5 @@ def _estimate(settings, paths, session_id: str | None) -> ContextReport:  # type
     # A report is asked for on purpose: wait for the exact vocabulary (Qwen models) the TUI loads in the background.
     if runtime.assembler.counter.load():
         runtime.assembler.recount()
-    request = runtime.assembler.assemble(list(runtime.resumed_messages), runtime.registry.schemas())
+    request = runtime.assembler.assemble(list(runtime.resumed_messages), runtime.tools.schemas())
     return runtime.assembler.report(request, source="estimate")

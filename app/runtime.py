@@ -141,6 +141,41 @@ class Runtime:
     def context_window(self) -> int:
         return context_window_for(self.settings.model.name, self.settings.model.context_window)
 
+    @property
+    def mode(self) -> ApprovalMode:
+        return self.policy.mode
+
+    @property
+    def tools(self) -> ToolRegistry:
+        """What the model is offered: plan mode offers only the read-only tools."""
+        return self.registry.read_only() if self.policy.mode is ApprovalMode.PLAN else self.registry
+
+    def set_mode(self, mode: ApprovalMode) -> None:
+        """Change the approval mode from the next tool call on (the mode toggle, /approval-mode)."""
+        self.policy.mode = mode
+        self.settings.approval_mode = mode.value  # a new session (ctrl+n) keeps the chosen mode
+        if self.agent is not None:
+            self.agent.tools = self.tools
+
+    def switch_model(self, name: str, context_window: int | None = None) -> int:
+        """Talk to another model of the same endpoint from the next request; returns its window.
+
+        ``context_window`` is the configured override for this model, if any; without it the
+        window comes from the model's family, so the gauge and thresholds follow the switch.
+        """
+        self.settings.model.name = name
+        self.settings.model.context_window = context_window
+        window = self.context_window
+        self.assembler.model = name
+        self.assembler.context_window = window
+        agent = self.agent
+        if agent is not None:
+            agent.provider.model = name
+            agent.context_window = window
+            if agent.compactor is not None:
+                agent.compactor.context_window = window
+        return window
+
 
 def git_branch(root: Path) -> str | None:
     head = root / ".git" / "HEAD"
@@ -215,8 +250,6 @@ def build_runtime(
     memory.refresh_indexes()  # before the prompt reads them: a crash may have left one stale
     registry = builtin_registry()
     registry.register(SkillTool(skills))
-    if mode is ApprovalMode.PLAN:
-        registry = registry.read_only()
     window = context_window_for(settings.model.name, settings.model.context_window)
     assembler = ContextAssembler(
         paths=paths,
@@ -332,7 +365,7 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
     )
     agent = Agent(
         provider=provider,
-        tools=runtime.registry,
+        tools=runtime.tools,
         policy=runtime.policy,
         tool_context=context,
         assembler=runtime.assembler,

@@ -143,7 +143,7 @@ def build_report(
     for part in request.parts_of("tool_schema"):
         schema = json.loads(part.text)
         params = schema.get("function", {}).get("parameters", {}).get("properties", {})
-        tools.append(_row(part, detail=f"{len(params)} params"))
+        tools.append(_row(part, detail=f"{len(params)} param{'' if len(params) == 1 else 's'}"))
     by_kind: dict[str, list[RequestPart]] = {}
     for part in request.parts:
         if part.block == "messages" and part.kind != "skills_listing":  # the skills listing has its own line

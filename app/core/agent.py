@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TypeVar, TYPE_CHECKING, Any, Protocol
 
 from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, OVERFLOW_STUCK, CompactionSteps
 from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
@@ -435,7 +435,8 @@ class Agent(CompactionSteps):
     async def _ask(self, call: ToolCall, tool: Tool, args: dict, summary: str, emit: Callable[[object], None], reason: str = "") -> Decision:
         future: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
         detail = _safe(lambda: tool.detail(args, self.tool_context), summary)
-        emit(ApprovalNeeded(call=call, summary=summary, detail=detail, tool_kind=tool.kind.value, future=future, reason=reason))
+        always = _safe(lambda: self.policy.always_preview(tool, args), [])
+        emit(ApprovalNeeded(call=call, summary=summary, detail=detail, tool_kind=tool.kind.value, future=future, reason=reason, always=always))
         try:
             return await future
         except asyncio.CancelledError:
@@ -494,7 +495,10 @@ class Agent(CompactionSteps):
             self.recorder.append_system(subtype, payload)
 
 
-def _safe(build: Callable[[], str], fallback: str) -> str:
+_T = TypeVar("_T")
+
+
+def _safe(build: Callable[[], _T], fallback: _T) -> _T:
     try:
         return build()
     except Exception:

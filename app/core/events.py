@@ -161,6 +161,8 @@ class ApprovalNeeded(Event):
     future: asyncio.Future[Decision] | None = None
     # Why the call asks (the policy's reason), e.g. that a skill's grant did not cover it.
     reason: str = ""
+    # The rules an "always" answer would add for the rest of the session (said before it is given).
+    always: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         return {

@@ -5,13 +5,15 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
+from rich.markup import escape
+from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
+from textual.notifications import SeverityLevel
 from textual.content import Content
 from textual.screen import ModalScreen, Screen
 from textual.containers import Horizontal, Vertical
@@ -25,14 +27,15 @@ from app.core.events import (
 from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
-from app.tui.commands import parse_command
+from app.tui.commands import SlashCommand, parse_command, skill_commands
 from app.tui.compaction_actions import CompactionActions
+from app.tui.controllers.modes import ModeController
 from app.tui.hooks_actions import HooksActions
 from app.tui.trust_actions import TrustActions
 from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
-from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
-from app.tui.keys import GLOBAL_KEYS, bindings
+from app.tui.context_actions import ContextActions
+from app.tui.keys import GLOBAL_KEYS, bindings, plan_keymap
 from app.tui.memory_actions import MemoryActions
 from app.tui.session_actions import SessionActions
 from app.tui.screens.approval import ApprovalScreen
@@ -56,9 +59,21 @@ EXIT_DRAIN_SECONDS = 5.0
 # The picker lists this many sessions; its search covers every one.
 PICKER_LIMIT = 1000
 HISTORY_LIMIT = 500
-# Priority keys reach the app under a modal too; these act on the conversation behind it, so a
-# modal keeps them (e.g. pageup scrolls the help text, not the hidden conversation).
-CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation"})
+# Priority keys reach the app under a modal too; these act on the screen behind it, so a
+# modal keeps them (e.g. pageup scrolls the help text, shift+tab moves focus in a dialog).
+CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation", "cycle_approval_mode"})
+
+
+def loaded_instructions_line(runtime: Runtime) -> str:
+    """Which instruction files this session reads, said once when it opens."""
+    from app.tui.widgets.status import format_tokens
+
+    rows = [r for r in runtime.assembler.instruction_rows() if r.status != "MISSING"]
+    if not rows:
+        return ""
+    names = ", ".join(r.name for r in rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
+    tokens = format_tokens(sum(r.tokens for r in rows))
+    return f"Instruction files: {names} ({tokens} tokens) · /memory show reads them as sent"
 
 
 def build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
@@ -89,6 +104,8 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         super().__init__()
         self.settings = settings
         self.paths = paths
+        self.key_plan = plan_keymap(settings.keymap)
+        self._make_priority(self.key_plan.priority_ids)
         self.runtime: Runtime | None = None
         self._resume = resume
         self._continue = continue_latest
@@ -97,6 +114,10 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._watch = warm_up
         self._last_ctrl_c = 0.0
         self._approval: ApprovalScreen | None = None
+        self.modes = ModeController(self)
+        self._skills_unsubscribe: Callable[[], None] | None = None
+        # The project's files for @path completion: listed once, on the first @ typed.
+        self._project_files: list[str] | None = None
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -126,17 +147,44 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     def status(self) -> StatusLine:
         return self.query_one("#status", StatusLine)
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: SeverityLevel = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Toasts are plain text: file names, commands and model words with brackets show as written
+        ("/compress [focus]" lost its "[focus]" as markup)."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
+    def _make_priority(self, ids: set[str]) -> None:
+        """A global key remapped onto one the prompt uses itself must reach the app first."""
+        if not ids:
+            return
+        import dataclasses
+
+        for key, found in self._bindings.key_to_bindings.items():
+            self._bindings.key_to_bindings[key] = [
+                dataclasses.replace(b, priority=True) if b.id in ids else b for b in found
+            ]
+
     async def on_mount(self) -> None:
         self.query_one("#command-hint").display = False
-        if self.settings.keymap:
-            self.set_keymap(self.settings.keymap)
-            self.prompt.keymap = dict(self.settings.keymap)
+        applied = {key_id: keys for key_id, keys in self.key_plan.keymap.items() if keys}
+        if applied:
+            self.set_keymap(applied)
+            self.prompt.keymap = dict(applied)
+        for problem in self.key_plan.problems:
+            self.notify(problem, severity="warning", timeout=10)
         self._apply_theme()
         status = self.status
         status.demo = self.settings.demo
         status.model = self.settings.model.name if self.settings.has_endpoint else ""
         self._restore_draft()
-        self._show_side(self.size.width >= AUTO_SHOW_MAP_WIDTH)
+        self.follow_width(self.size.width)
         self.prompt.focus()
         if not self.settings.has_endpoint:
             self.push_screen(FirstRunScreen(self.paths))
@@ -187,7 +235,11 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         for warning in runtime.warnings:
             self.notify(warning, severity="warning", timeout=8)
             await self.conversation.add(Entry(kind="notice", text=warning))
+        loaded = loaded_instructions_line(runtime)
+        if loaded:
+            await self.conversation.add(Entry(kind="notice", text=loaded))
         status.session_id = runtime.session_id
+        status.mode = runtime.mode.value
         self.watch_memory(runtime.memory)
         self.watch_drafts(runtime.drafter)
         status.context_window = runtime.context_window if self.settings.has_endpoint else 0
@@ -198,6 +250,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self.query_one(ContextMap).pct = self.settings.compaction.pct
         source = "reported" if last else ("estimate" if runtime.resumed_tokens else "")
         self.gauge.set_usage(status.used_tokens, status.context_window, source=source)
+        self.refresh_map_estimate(runtime)
         status.state = "idle"
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)
@@ -206,6 +259,22 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
             self.recap_after_break(runtime)
         if self._watch:
             self._watch_skills(runtime.skills)
+        self._follow_skill_commands(runtime)
+
+    def _follow_skill_commands(self, runtime: Runtime) -> None:
+        """Every skill a person may run is a /command; the list follows skills added or disabled."""
+        from app.context.skills import SkillStatus
+
+        runnable = (SkillStatus.AVAILABLE, SkillStatus.USER_ONLY, SkillStatus.WAITING)
+
+        def refresh() -> None:
+            entries = [e for e in runtime.skills.skills if e.skill is not None and e.status in runnable]
+            self.prompt.extra_commands = skill_commands((e.skill.name, e.skill.description) for e in entries if e.skill)
+
+        if self._skills_unsubscribe is not None:
+            self._skills_unsubscribe()
+        refresh()
+        self._skills_unsubscribe = runtime.skills.subscribe(lambda: self.call_later(refresh))
 
     def action_sessions(self) -> None:
         if not isinstance(self.screen, SessionPickerScreen):
@@ -254,9 +323,57 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
                 parts = [f"[b]/{c.name}[/b] [$text-muted]{c.description}[/]" for c in message.matches]
             hint.update(Content.from_markup("  ".join(parts) + "   [$text-muted](tab completes)[/]"))
 
+    def on_prompt_input_mention_typed(self, message: PromptInput.MentionTyped) -> None:
+        hint = self.query_one("#command-hint", Static)
+        prompt = self.prompt
+        self._update_pending_mentions()
+        if message.query is None:
+            prompt.mention_candidates = []
+            return
+        if self._project_files is None:
+            self._list_project_files()
+            return
+        from app.context.mentions import rank_paths
+
+        prompt.mention_candidates = rank_paths(message.query, self._project_files)
+        hint.display = True
+        if prompt.mention_candidates:
+            shown = "  ".join(f"[b]@{escape(p)}[/b]" for p in prompt.mention_candidates[:6])
+            hint.update(Content.from_markup(shown + "   [$text-muted](tab completes)[/]"))
+        else:
+            hint.update(Content.from_markup(f"[$text-muted]No file of this project matches '{escape(message.query)}'.[/]"))
+
+    @work(exclusive=True, group="project-files", exit_on_error=False)
+    async def _list_project_files(self) -> None:
+        from app.context.mentions import project_files
+
+        self._project_files = await asyncio.to_thread(project_files, self.paths.project_root)
+        mention = self.prompt.mention_at_cursor()
+        if mention is not None:  # the @ that started the listing is still being typed: offer the files now
+            self.prompt.post_message(PromptInput.MentionTyped(mention.path))
+
+    def _update_pending_mentions(self) -> None:
+        """The gauge counts what the prompt's @files would add, before anything is sent."""
+        text = self.prompt.text
+        if "@" not in text:
+            self.gauge.pending = 0
+            return
+        from app.context.mentions import find_mentions
+
+        root = self.paths.project_root
+        total = 0
+        for mention in {m.path for m in find_mentions(text)}:
+            try:
+                path = (root / mention).resolve()
+                if path.is_file() and (path == root or root.resolve() in path.parents):
+                    total += path.stat().st_size
+            except (OSError, ValueError):
+                continue
+        self.gauge.pending = total // 4  # the same bytes/4 estimate the gauge uses before a count
+
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
-        parsed = parse_command(text)
+        parsed = parse_command(text, self.prompt.extra_commands)
         if parsed is not None:
             if parsed.command is None:
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
@@ -286,23 +403,73 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     def _busy(self) -> bool:
         return bool(self.runtime and self.runtime.agent and self.runtime.agent.busy)
 
+    def busy(self) -> bool:
+        """Whether a turn is running (for the controllers)."""
+        return self._busy()
+
     # -- a turn -------------------------------------------------------------------------------
 
+    def action_run_skill(self, name: str, args: str = "") -> None:
+        """``/review focus on tests``: the skill's instructions are this turn's message."""
+        runtime = self.runtime
+        if runtime is None or runtime.agent is None:
+            from app.runtime import NO_ENDPOINT_MESSAGE
+
+            self.notify(NO_ENDPOINT_MESSAGE if runtime else "Still starting up; try again in a moment.", severity="warning")
+            return
+        if self._busy():
+            self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
+            return
+        from app.context.skills import SKILL_TOOL_NAME, SkillTool
+        from app.context.skills.tool import run_for_person
+        from app.core.tools.errors import ToolError
+
+        tool = runtime.registry.get(SKILL_TOOL_NAME)
+        if not isinstance(tool, SkillTool):
+            self.notify("Skills are not available in this session.", severity="warning")
+            return
+        try:
+            invocation = run_for_person(tool, name, args.strip() or None)
+        except ToolError as exc:
+            self.notify(str(exc), severity="warning", timeout=8)
+            return
+        shown = f"/{name} {args.strip()}".rstrip()
+        self._run_turn(invocation.content, shown=shown)
+
     @work(exclusive=False, group="turn", exit_on_error=False)
-    async def _run_turn(self, prompt: str) -> None:
+    async def _run_turn(self, prompt: str, shown: str | None = None) -> None:
         assert self.runtime is not None and self.runtime.agent is not None
         agent = self.runtime.agent
         conversation = self.conversation
-        await conversation.add(Entry(kind="user", text=prompt))
+        self.gauge.pending = 0
+        problems: list[str] = []
+        attached = ""
+        if shown is None and "@" in prompt:
+            from app.context.mentions import attach_mentions
+
+            mentioned = await asyncio.to_thread(attach_mentions, prompt, self.paths.project_root)
+            shown, prompt, problems = prompt, mentioned.message, mentioned.problems
+            if mentioned.attachments:
+                names = ", ".join(f"@{a.path}" for a in mentioned.attachments)
+                attached = f"Attached {names} ({mentioned.attached_chars:,} characters)."
+        await conversation.add(Entry(kind="user", text=shown or prompt))
+        for problem in problems:
+            await conversation.add(Entry(kind="notice", text=f"Not attached: {problem}"))
+        if attached:
+            await conversation.add(Entry(kind="notice", text=attached))
         conversation.scroll_end(animate=False)
         conversation.anchor()
         self.status.state = "thinking…"
+        self.status.turn_started = time.monotonic()
         handler = TurnView(self, conversation)
         self.dismiss_suggestion()
         finished = False
-        async for event in agent.run(prompt):
-            await handler.handle(event)
-            finished = event.kind == "turn_finished"
+        try:
+            async for event in agent.run(prompt):
+                await handler.handle(event)
+                finished = event.kind == "turn_finished"
+        finally:
+            self.status.turn_started = None
         if finished:
             self.after_answer()
 
@@ -314,7 +481,14 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         from app.context.skills.grants import GRANT_REFUSED
 
         note = event.reason.split(f"; {GRANT_REFUSED}: ", 1)[1] if f"; {GRANT_REFUSED}: " in event.reason else ""
-        screen = ApprovalScreen(tool_name=event.call.name, summary=event.summary, detail=event.detail, tool_kind=event.tool_kind, grant_note=note)
+        screen = ApprovalScreen(
+            tool_name=event.call.name,
+            summary=event.summary,
+            detail=event.detail,
+            tool_kind=event.tool_kind,
+            grant_note=note,
+            always=event.always,
+        )
         self._approval = screen
 
         def answered(decision: Decision | None) -> None:
@@ -331,6 +505,9 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._approval = None
 
     # -- actions --------------------------------------------------------------------------------
+
+    def on_resize(self, event: events.Resize) -> None:
+        self.follow_width(event.size.width)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in CONVERSATION_ACTIONS and isinstance(self.screen, ModalScreen):
@@ -366,9 +543,19 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._save_draft()
         self.exit(0)
 
+    def action_cycle_approval_mode(self) -> None:
+        self.modes.cycle()
+
+    def action_approval_mode(self, argument: str = "") -> None:
+        self.modes.command(argument)
+
+    @work(exclusive=True, group="model-switch", exit_on_error=False)
+    async def action_switch_model(self, argument: str = "") -> None:
+        await self.modes.choose(argument)
+
     def action_help(self) -> None:
         if not isinstance(self.screen, HelpScreen):
-            self.push_screen(HelpScreen(self.settings.keymap))
+            self.push_screen(HelpScreen(self.key_plan.keymap))
 
     def action_toggle_tools(self) -> None:
         conversation = self.conversation
@@ -399,13 +586,48 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self.notify(f"Copied the last answer ({len(text)} characters).")
 
     def get_system_commands(self, screen: Screen) -> Iterable[SystemCommand]:
-        yield from super().get_system_commands(screen)
+        for command in super().get_system_commands(screen):
+            if command.title != "Screenshot":  # Textual's saves to ~/Downloads, which a server may not have
+                yield command
+        yield SystemCommand("Screenshot", f"Save an SVG of the screen in {self._screenshot_dir()}", self.action_save_screenshot)
         yield SystemCommand("Help: keys and commands", "Every key and /command", self.action_help)
         yield SystemCommand("Sessions: resume an earlier session", "Newest first, with the first prompt", self.action_sessions)
         yield SystemCommand("Sessions: start a new session", "The current one stays recorded", self.action_new_session)
         yield SystemCommand("Conversation: expand or collapse tool output", "ctrl+o", self.action_toggle_tools)
         yield SystemCommand("Conversation: copy the last answer", "To the clipboard", self.action_copy_last)
         yield SystemCommand("Turn: cancel the running turn", "esc", self.action_cancel_turn)
+        yield SystemCommand("Approval mode: cycle default, auto-edit, plan, yolo", "shift+tab", self.action_cycle_approval_mode)
+        # Every /command and every skill, so the palette finds what the / menu finds.
+        from app.tui.commands import COMMANDS
+
+        for command in (*COMMANDS, *self.prompt.extra_commands):
+            yield SystemCommand(f"/{command.name}", command.description, self._palette_runner(command))
+
+    def _palette_runner(self, command: SlashCommand) -> Callable[[], object]:
+        """A command without arguments runs at once; one that takes them waits in the prompt for them."""
+
+        def run() -> None:
+            if command.takes_argument:
+                self.prompt.load_text(f"/{command.name} ")
+                self.prompt.move_cursor(self.prompt.document.end)
+                self.prompt.focus()
+            else:
+                self.run_action(command.action_call(""))
+
+        return run
+
+    def _screenshot_dir(self) -> Path:
+        return self.paths.data_dir / "screenshots"
+
+    def action_save_screenshot(self) -> None:
+        directory = self._screenshot_dir()
+        try:
+            ensure_private_dir(directory)
+            path = self.save_screenshot(path=str(directory))
+        except OSError as exc:
+            self.notify(f"Could not save the screenshot in {directory}: {exc}", severity="error", timeout=8)
+            return
+        self.notify(f"Saved the screenshot to {path}.")
 
     # -- what survives a restart ----------------------------------------------------------------
 

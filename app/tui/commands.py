@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
 
@@ -13,6 +14,7 @@ class SlashCommand:
     action: str  # the App action it runs
     aliases: tuple[str, ...] = field(default=())
     argument_hint: str = ""
+    skill: str = ""  # set for a skill run as a command (/review): the skill's name
 
     @property
     def takes_argument(self) -> bool:
@@ -20,6 +22,8 @@ class SlashCommand:
 
     def action_call(self, argument: str) -> str:
         """The action string to run, with the typed argument when the command takes one."""
+        if self.skill:
+            return f"{self.action}({self.skill!r}, {argument!r})"
         return f"{self.action}({argument!r})" if self.takes_argument else self.action
 
 
@@ -44,27 +48,49 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("permissions", "The approval mode and every active rule, with where it came from", "permissions_command"),
     SlashCommand("skills", "Skills by level: read, enable or disable them", "skills"),
     SlashCommand("compress-fast", "Clear old tool results now, no model call", "compress_fast"),
+    SlashCommand("approval-mode", "Show or set the approval mode: default, auto-edit, plan, yolo (shift+tab cycles)", "approval_mode", aliases=("mode",), argument_hint="[mode]"),
+    SlashCommand("model", "Pick the model from the endpoint's list, or switch to one by name", "switch_model", argument_hint="[name]"),
     SlashCommand("quit", "Quit", "quit", aliases=("exit",)),
 )
 
-_COMMAND_WORD = re.compile(r"^/([A-Za-z?][\w-]*)(?:\s+(.*))?$", re.S)
+_COMMAND_WORD = re.compile(r"^/([A-Za-z?][\w.:-]*)(?:\s+(.*))?$", re.S)
+# What a skill's name must look like to be typed as a command.
+_SKILL_COMMAND_NAME = re.compile(r"^[a-z0-9][a-z0-9_.:-]*$")
 
 
 def _names(command: SlashCommand) -> tuple[str, ...]:
     return (command.name, *command.aliases)
 
 
-def matching_commands(text: str) -> list[SlashCommand]:
-    """Commands whose name or alias starts with the typed word (``/`` alone lists all)."""
+def skill_commands(skills: Iterable[tuple[str, str]]) -> list[SlashCommand]:
+    """A command for each (name, description) of the skills a person may run; built-in names win."""
+    taken = {name for command in COMMANDS for name in _names(command)}
+    commands: list[SlashCommand] = []
+    for name, description in skills:
+        word = name.lower()
+        if word in taken or not _SKILL_COMMAND_NAME.match(word):
+            continue
+        taken.add(word)
+        summary = " ".join(description.split())
+        commands.append(SlashCommand(word, f"skill · {summary}" if summary else "skill", "run_skill", argument_hint="[args]", skill=name))
+    return commands
+
+
+def _all(extra: Sequence[SlashCommand]) -> tuple[SlashCommand, ...]:
+    return (*COMMANDS, *extra)
+
+
+def matching_commands(text: str, extra: Sequence[SlashCommand] = ()) -> list[SlashCommand]:
+    """Commands (and skills, in ``extra``) whose name or alias starts with the typed word (``/`` alone lists all)."""
     if not text.startswith("/") or " " in text:
         return []
     word = text[1:].lower()
-    return [c for c in COMMANDS if any(n.startswith(word) for n in _names(c))]
+    return [c for c in _all(extra) if any(n.startswith(word) for n in _names(c))]
 
 
-def complete_command(text: str) -> str | None:
+def complete_command(text: str, extra: Sequence[SlashCommand] = ()) -> str | None:
     """The text with the command word completed, or None when nothing fits."""
-    matches = matching_commands(text)
+    matches = matching_commands(text, extra)
     if not matches:
         return None
     if len(matches) == 1:
@@ -85,7 +111,7 @@ class ParsedCommand:
     argument: str
 
 
-def parse_command(text: str) -> ParsedCommand | None:
+def parse_command(text: str, extra: Sequence[SlashCommand] = ()) -> ParsedCommand | None:
     """A slash command in the prompt, or None when the text is an ordinary prompt.
 
     "/etc/hosts is broken" is a prompt, not an unknown command: only a single word
@@ -96,7 +122,7 @@ def parse_command(text: str) -> ParsedCommand | None:
         return None
     word = match.group(1).lower()
     argument = (match.group(2) or "").strip()
-    for command in COMMANDS:
+    for command in _all(extra):
         if word in _names(command):
             return ParsedCommand(command, word, argument)
     return ParsedCommand(None, word, argument)

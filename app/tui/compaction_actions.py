@@ -69,6 +69,8 @@ class CompactionActions:
             self.notify(event.message, severity="information" if event.ok else "error", timeout=8)  # type: ignore[attr-defined]
             if event.ok:
                 self.gauge.set_usage(event.tokens_after, source="estimate")
+                if self.runtime is not None:
+                    self.refresh_map_estimate(self.runtime)  # type: ignore[attr-defined]
             status.state = "waiting for the model…" if self._busy() else "idle"  # type: ignore[attr-defined]
         elif isinstance(event, MicroCompacted):
             text = f"Cleared {event.cleared} old tool result(s) ({event.trigger}), about {format_tokens(event.tokens_saved)} tokens freed."

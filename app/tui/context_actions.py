@@ -14,6 +14,7 @@ from app.tui.guards import STARTING_UP, idle_model
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.text_view import TextScreen
 from app.tui.widgets.context_map import ContextMap
+from app.core.tools.text import plural
 from app.tui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
@@ -28,8 +29,37 @@ UNKNOWN_MODE = "Unknown /context mode. Use: /context, /context list, /context de
 
 class ContextActions:
     runtime: Runtime | None
+    # The person's own choice of showing the map (F2, /map) wins over the width rule until the terminal
+    # gets narrower than ui.map_collapse_width.
+    _map_chosen: bool | None = None
 
     # -- the map panel ---------------------------------------------------------------------------
+
+    def follow_width(self, width: int) -> None:
+        """The map follows the terminal: shown by itself on wide ones, collapsed below ui.map_collapse_width."""
+        collapse = self.settings.ui.map_collapse_width  # type: ignore[attr-defined]
+        if width < collapse:
+            self._map_chosen = None
+            if not self.context_map.has_focus:
+                self._show_side(False)
+        elif self._map_chosen is None:
+            self._show_side(width >= AUTO_SHOW_MAP_WIDTH)
+
+    @work(exclusive=True, group="map-estimate", exit_on_error=False)
+    async def refresh_map_estimate(self, runtime: Runtime) -> None:
+        """After a new session, a resume or a compaction the map shows that context, not the one before."""
+        history = list(runtime.agent.history if runtime.agent else runtime.resumed_messages)
+        if not history:
+            self.context_map.clear()
+            return
+        try:
+            request = await asyncio.to_thread(runtime.assembler.assemble, history, runtime.tools.schemas())
+        except Exception:  # a broken system.md is reported where the report is asked for
+            return
+        if self.runtime is not runtime:
+            return  # another session opened meanwhile
+        last = runtime.agent.last_usage if runtime.agent else None
+        self.context_map.show_request(request, reported=last.prompt_tokens if last and last.prompt_tokens else None)
 
     @property
     def context_map(self) -> ContextMap:
@@ -40,6 +70,7 @@ class ContextActions:
 
     def action_toggle_context_map(self) -> None:
         side = self.query_one("#side")  # type: ignore[attr-defined]
+        self._map_chosen = not side.display
         self._show_side(not side.display)
         if not side.display:
             self.prompt.focus()  # type: ignore[attr-defined]
@@ -49,9 +80,11 @@ class ContextActions:
         side = self.query_one("#side")  # type: ignore[attr-defined]
         context_map = self.context_map
         if side.display and context_map.has_focus:
+            self._map_chosen = False
             self._show_side(False)
             self.prompt.focus()  # type: ignore[attr-defined]
             return
+        self._map_chosen = True
         self._show_side(True)
         context_map.focus()
 
@@ -82,7 +115,7 @@ class ContextActions:
             return assembler.report(assembler.last_request, source="run", usage=assembler.last_usage)
         history = runtime.agent.history if runtime.agent else runtime.resumed_messages
         try:
-            request = assembler.assemble(list(history), runtime.registry.schemas())
+            request = assembler.assemble(list(history), runtime.tools.schemas())
         except Exception as exc:  # a missing system.md: say so instead of a report
             self.notify(str(exc), severity="error")  # type: ignore[attr-defined]
             return None
@@ -124,7 +157,7 @@ class ContextActions:
         text = assembler.instructions_text()
         files = [r for r in assembler.instruction_rows() if r.status != "MISSING"]
         tokens = sum(r.tokens for r in files)
-        subtitle = f"{len(files)} file(s) · {format_tokens(tokens)} tokens"
+        subtitle = f"{plural(len(files), 'file')} · {format_tokens(tokens)} tokens"
         body = text or "No instruction files found. Create QWEN.md or AGENTS.md in the project (or /init)."
         self.push_screen(TextScreen("Instruction files, as injected", body, subtitle=subtitle))  # type: ignore[attr-defined]
 
@@ -136,7 +169,7 @@ class ContextActions:
         await asyncio.to_thread(assembler.refresh)
         files = [r for r in assembler.instruction_rows() if r.status != "MISSING"]
         self.notify(  # type: ignore[attr-defined]
-            f"Re-read {len(files)} instruction file(s), {format_tokens(sum(r.tokens for r in files))} tokens. The next request uses them."
+            f"Re-read {plural(len(files), 'instruction file')}, {format_tokens(sum(r.tokens for r in files))} tokens. The next request uses them."
         )
         for problem in assembler.problems:
             self.notify(problem, severity="warning", timeout=8)  # type: ignore[attr-defined]

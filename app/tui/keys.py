@@ -38,6 +38,8 @@ GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("skills", "f4", "skills", "Skills", "Anywhere", show=False),
     KeySpec("memory_panel", "f5", "memory_panel", "Memory panel", "Anywhere", show=False),
     KeySpec("new_session", "ctrl+n", "new_session", "New session", "Anywhere", show=False),
+    # Priority: the prompt would otherwise take shift+tab as "focus previous".
+    KeySpec("cycle_mode", "shift+tab", "cycle_approval_mode", "Cycle the approval mode (default, auto-edit, plan, yolo)", "Anywhere", show=False, priority=True),
     KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False, priority=True),
     KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False, priority=True),
     KeySpec("scroll_up", "pageup", "scroll_conversation(-1)", "Scroll conversation up", "Anywhere", show=False, priority=True),
@@ -95,5 +97,76 @@ def bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:
 
 
 def effective_key(spec: KeySpec, keymap: dict[str, str]) -> str:
-    """The key(s) a spec answers to once the user's keymap is applied."""
+    """The key(s) a spec answers to once the user's keymap is applied ("" once a remap took its only key)."""
     return keymap.get(spec.id, spec.key)
+
+
+# Keys the prompt (a TextArea) answers to itself; a global key moved onto one must be a priority binding.
+PROMPT_OWN_KEYS: dict[str, str] = {
+    "f6": "Select line", "f7": "Select all", "home": "Cursor line start", "end": "Cursor line end",
+    "ctrl+a": "Cursor line start", "ctrl+e": "Cursor line end", "ctrl+k": "Delete to line end",
+    "ctrl+w": "Delete word left", "ctrl+d": "Delete right", "ctrl+x": "Cut", "ctrl+v": "Paste",
+    "ctrl+z": "Undo", "ctrl+left": "Cursor word left", "ctrl+right": "Cursor word right",
+}  # fmt: skip
+# Keys a global action may not take: typing them must type.
+_TYPING_KEYS = frozenset({"space", "enter", "backspace", "tab", "delete", "left", "right", "up", "down"})
+_GROUPS: tuple[tuple[KeySpec, ...], ...] = (GLOBAL_KEYS + PROMPT_KEYS, MAP_KEYS, APPROVAL_KEYS, PICKER_KEYS, MEMORY_KEYS)
+
+
+@dataclass
+class KeymapPlan:
+    """The user's keymap as it will be applied, and what the person should be told about it."""
+
+    keymap: dict[str, str]  # id -> keys; "" for a key that lost its only key to a remapped one
+    priority_ids: set[str]
+    problems: list[str]
+
+
+def _keys(value: str) -> list[str]:
+    return [k.strip() for k in value.split(",") if k.strip()]
+
+
+def plan_keymap(keymap: dict[str, str]) -> KeymapPlan:
+    """Check a ``keymap:`` setting: unknown ids, keys that would stop typing, clashes and who wins.
+
+    As in Textual, a remapped key wins over the default it collides with; the loser is
+    named, so a remap never silently takes a key away.
+    """
+    specs = {spec.id: spec for spec in ALL_KEYS}
+    global_ids = {spec.id for spec in GLOBAL_KEYS}
+    plan = KeymapPlan(keymap={}, priority_ids=set(), problems=[])
+    for key_id, value in keymap.items():
+        if key_id not in specs:
+            plan.problems.append(f"keymap: unknown key id '{key_id}' (F1 lists the ids); ignored")
+            continue
+        keys = _keys(str(value))
+        typing = [k for k in keys if key_id in global_ids and (len(k) == 1 or k in _TYPING_KEYS)]
+        if typing or not keys:
+            plan.problems.append(f"keymap: {key_id} cannot take '{value}' (it would stop that key from typing); it keeps {specs[key_id].key}")
+            continue
+        plan.keymap[key_id] = ",".join(keys)
+    for group in _GROUPS:
+        ids = {spec.id for spec in group}
+        for key_id, value in list(plan.keymap.items()):
+            if key_id not in ids:
+                continue
+            for key in _keys(value):
+                for other in group:
+                    if other.id == key_id or other.id in plan.keymap:
+                        continue
+                    if key in _keys(other.key):
+                        remaining = [k for k in _keys(other.key) if k != key]
+                        plan.keymap[other.id] = ",".join(remaining)
+                        if remaining:
+                            plan.problems.append(f"keymap: {key} now runs {key_id}; {other.id} keeps {', '.join(remaining)}")
+                        else:
+                            plan.problems.append(
+                                f"keymap: {key} now runs {key_id}; {other.id} ({other.description}) has no key left — "
+                                f"give it one with keymap: {{{other.id}: ...}}"
+                            )
+    for key_id in global_ids & set(plan.keymap):
+        for key in _keys(plan.keymap[key_id]):
+            if key in PROMPT_OWN_KEYS:
+                plan.priority_ids.add(key_id)
+                plan.problems.append(f"keymap: {key} is also the prompt's '{PROMPT_OWN_KEYS[key]}'; {key_id} takes it everywhere")
+    return plan

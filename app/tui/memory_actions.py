@@ -68,7 +68,9 @@ class MemoryActions:
             return
         from app.context.prompt.base import template
 
-        self._run_turn(Template(template("remember")).safe_substitute(text=text.strip()))  # type: ignore[attr-defined]
+        prompt = Template(template("remember")).safe_substitute(text=text.strip())
+        # The conversation shows what was typed; the model gets the instructions around it.
+        self._run_turn(prompt, shown=f"/remember {text.strip()}")  # type: ignore[attr-defined]
 
     # -- /forget ---------------------------------------------------------------------------------------
 

@@ -46,6 +46,12 @@ class SkillsActions:
         state = "disabled" if message.disabled else "enabled"
         self.notify(f"Skill {message.name} {state} (saved in {path}).")  # type: ignore[attr-defined]
 
+    def on_skills_screen_use(self, message: SkillsScreen.Use) -> None:
+        prompt = self.prompt  # type: ignore[attr-defined]
+        prompt.load_text(f"/{message.name.lower()} ")
+        prompt.move_cursor(prompt.document.end)
+        prompt.focus()
+
     @work(exclusive=True, group="skills-watch", exit_on_error=False)
     async def _watch_skills(self, manager: SkillManager) -> None:
         """Hot reload: a skill added, edited or removed on disk shows up without a restart."""

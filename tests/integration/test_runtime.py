@@ -7,6 +7,7 @@ from pathlib import Path
 from app.config import Settings
 from app.core.history import Message, Usage
 from app.core.session.recorder import SessionRecorder
+from app.core.tools.permissions import ApprovalMode
 from app.paths import Paths
 from app.runtime import build_runtime
 
@@ -36,11 +37,16 @@ def test_continue_with_nothing_to_continue_starts_fresh_with_a_warning(tmp_path:
     assert any("No earlier session" in w for w in runtime.warnings)
 
 
-def test_plan_mode_registry_is_read_only_and_no_endpoint_means_no_agent(tmp_path: Path) -> None:
+def test_plan_mode_offers_only_read_only_tools_and_no_endpoint_means_no_agent(tmp_path: Path) -> None:
     settings = _settings()
     settings.approval_mode = "plan"
     runtime = build_runtime(settings, Paths.for_cwd(tmp_path))
-    assert set(runtime.registry.names()) == {"read_file", "list_directory", "glob", "grep_search", "skill"}
+    read_only = {"read_file", "list_directory", "glob", "grep_search", "skill"}
+    assert set(runtime.tools.names()) == read_only
+    assert runtime.agent is not None and set(runtime.agent.tools.names()) == read_only
+    # The full set stays with the runtime, so leaving plan mode offers the writing tools again.
+    runtime.set_mode(ApprovalMode.DEFAULT)
+    assert {"write_file", "edit", "run_shell_command"} <= set(runtime.agent.tools.names())
     assert build_runtime(Settings(), Paths.for_cwd(tmp_path)).agent is None
 
 

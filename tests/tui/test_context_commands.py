@@ -175,7 +175,7 @@ async def test_memory_show_has_the_injected_text_of_every_file(fake_llm: FakeOpe
         assert screen.body == f"{QWEN_BLOCK}\n\n{AGENTS_BLOCK}"
         assert shown_text(screen) == screen.body
         tokens = estimate_tokens(QWEN_BLOCK) + estimate_tokens(AGENTS_BLOCK)
-        assert screen.subtitle == f"2 file(s) · {format_tokens(tokens)} tokens"
+        assert screen.subtitle == f"2 files · {format_tokens(tokens)} tokens"
         await _close(pilot)
 
 
@@ -185,7 +185,7 @@ async def test_memory_show_without_instruction_files_says_how_to_add_one(fake_ll
         await ready(pilot)
         screen = await _open(pilot, "/memory show")
         assert shown_text(screen) == "No instruction files found. Create QWEN.md or AGENTS.md in the project (or /init)."
-        assert screen.subtitle == "0 file(s) · 0 tokens"
+        assert screen.subtitle == "0 files · 0 tokens"
 
 
 async def test_memory_show_puts_the_global_file_first(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
@@ -218,7 +218,7 @@ async def test_memory_refresh_rereads_the_files_for_the_next_request(fake_llm: F
         await wait_until(pilot, lambda: notifications(app), what="refresh notification")
         new_block = "--- Context from: QWEN.md ---\nUse spaces.\n--- End of Context from: QWEN.md ---"
         tokens = estimate_tokens(new_block) + estimate_tokens(AGENTS_BLOCK)
-        assert notifications(app) == [f"Re-read 2 instruction file(s), {format_tokens(tokens)} tokens. The next request uses them."]
+        assert notifications(app) == [f"Re-read 2 instruction files, {format_tokens(tokens)} tokens. The next request uses them."]
         assert len(fake_llm.requests) == 1, "refreshing sends nothing"
 
         await send(pilot, "second")

@@ -55,7 +55,8 @@ async def test_the_panel_opens_by_itself_on_wide_terminals(fake_llm: FakeOpenAIS
     async with app.run_test(size=(width, 40)) as pilot:
         await ready(pilot)
         assert app.query_one("#side").display is shown
-        assert app.context_map.display and app.context_map.region.width == (44 if shown else 0)
+        # A third of the terminal (34 %) less the border and padding: 51 - 2 columns at 150.
+        assert app.context_map.display and app.context_map.region.width == (49 if shown else 0)
         assert app.focused is app.prompt, "the map does not take the prompt's focus"
         if shown:
             assert "Context map" in rendered_text(app.query_one("#side-title"))
@@ -70,8 +71,8 @@ async def test_slash_map_toggles_the_panel_and_keeps_typing_in_the_prompt(fake_l
         assert not side.display
 
         await run_command(pilot, "/map")
-        assert side.display and app.context_map.region.width == 44
-        assert app.conversation.region.width == SIZE[0] - 46
+        assert side.display and app.context_map.region.width == 38  # 34 % of 120 is 40, less border and padding
+        assert app.conversation.region.width == SIZE[0] - 40
         assert app.focused is app.prompt and app.prompt.text == ""
 
         await run_command(pilot, "/map")
@@ -143,8 +144,8 @@ async def test_the_map_draws_the_last_request_by_source_with_the_reported_usage(
         lines = map_lines(app)
         # The server's figure for the last request, not our estimate, heads the map.
         assert lines[0] == "2.5k / 32k (8%, reported)"
-        # 42 cells: 2.5k of 32k filled; warn / auto / hard at 60 / 70 / 79 % of the window.
-        assert lines[1] == "███" + "·" * 22 + "w" + "···" + "a" + "···" + "h" + "·" * 8
+        # 50 cells (the map is 52 wide at 160 columns): 2.5k of 32k filled; warn / auto / hard at 60 / 70 / 79 %.
+        assert lines[1] == "████" + "·" * 26 + "w" + "····" + "a" + "···" + "h" + "·" * 10
         assert lines[2] == f"▶ base prompt · {format_tokens(context_map.blocks[0].tokens)}"
         assert f"  QWEN.md · {format_tokens(qwen.tokens)}" in lines
         assert "  tool results (1) · " + format_tokens(context_map.blocks[-1].tokens) in lines

@@ -1,4 +1,4 @@
-"""The skills panel: levels and statuses, Enter reads SKILL.md, space toggles and saves skills.disabled."""
+"""The skills panel: levels and statuses, r reads SKILL.md, space toggles and saves skills.disabled."""
 
 from __future__ import annotations
 
@@ -48,7 +48,7 @@ async def test_panel_lists_levels_and_statuses(fake_llm: FakeOpenAIServer, works
         assert "Bundled" in options and any(o.startswith("● review  available") for o in options)
 
 
-async def test_enter_reads_the_skill_file(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+async def test_r_reads_the_skill_file(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     _skills(workspace)
     app = make_app(fake_llm, workspace)
     async with app.run_test(size=SIZE) as pilot:
@@ -56,7 +56,7 @@ async def test_enter_reads_the_skill_file(fake_llm: FakeOpenAIServer, workspace:
         screen = await _open(pilot)
         index = next(i for i, o in enumerate(_options(screen)) if "tsx-rules" in o)
         screen.query_one(OptionList).highlighted = index
-        await pilot.press("enter")
+        await pilot.press("r")
         await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="SKILL.md")
         assert app.screen.body == WAITING
 

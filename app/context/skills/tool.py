@@ -108,21 +108,45 @@ class SkillTool(Tool):
         return skill
 
     def _load(self, skill: Skill, args: str | None) -> SkillInvocation:
-        # Read again now, not at discovery: the person may have edited the skill since.
-        try:
-            parsed = read_skill_file(skill.path, skill.level)
-        except SkillParseError as exc:
-            raise ToolError(f'Skill "{skill.name}" could not be loaded: {exc.message}') from exc
-        content = build_skill_llm_content(skill.base_dir, with_arguments(parsed.body, args))
-        return SkillInvocation(
-            name=skill.name,
-            level=skill.level,
-            base_dir=skill.base_dir,
-            content=content,
-            allowed_tools=parsed.skill.allowed_tools,
-            model=parsed.skill.model,
-            args=args,
-        )
+        return load_invocation(skill, args)
+
+
+def load_invocation(skill: Skill, args: str | None) -> SkillInvocation:
+    """The skill's body as it enters the context, read again now (the person may have edited it)."""
+    try:
+        parsed = read_skill_file(skill.path, skill.level)
+    except SkillParseError as exc:
+        raise ToolError(f'Skill "{skill.name}" could not be loaded: {exc.message}') from exc
+    content = build_skill_llm_content(skill.base_dir, with_arguments(parsed.body, args))
+    return SkillInvocation(
+        name=skill.name,
+        level=skill.level,
+        base_dir=skill.base_dir,
+        content=content,
+        allowed_tools=parsed.skill.allowed_tools,
+        model=parsed.skill.model,
+        args=args,
+    )
+
+
+def run_for_person(tool: SkillTool, name: str, args: str | None) -> SkillInvocation:
+    """A skill the person starts as ``/name``: only a disabled one is refused.
+
+    ``disable-model-invocation`` and ``paths:`` gating limit what the model may load on
+    its own; a person asking by name is the case they leave open. The invocation is
+    recorded and granted exactly as a load by the model is.
+    """
+    manager = tool.manager
+    skill = manager.get(name)
+    if skill is None:
+        raise ToolError(not_found_message(name, [known.name for known in manager.available()]))
+    if manager.status(skill) is SkillStatus.DISABLED:
+        raise ToolError(f'Skill "{name}" is disabled. Re-enable it in the skills panel (F4) or remove it from skills.disabled.')
+    invocation = load_invocation(skill, args)
+    manager.record_invocation(invocation)
+    if tool.on_invoke is not None:
+        tool.on_invoke(invocation)
+    return invocation
 
 
 def not_found_message(name: str, available: list[str]) -> str:

@@ -125,6 +125,10 @@ class PermissionPolicy:
                 added.append(str(rule))
         return added
 
+    def always_preview(self, tool: Tool, args: dict[str, Any]) -> list[str]:
+        """The rules an "always" answer would add, so the question can say what it covers."""
+        return [str(rule) for rule in session_rules_for(tool, self._call(tool, args)) if rule not in self.session_rules]
+
     def _call(self, tool: Tool, args: dict[str, Any]) -> _Call:
         subject = tool.subject(args)
         if tool.kind is ToolKind.EXECUTE:

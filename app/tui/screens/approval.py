@@ -17,7 +17,9 @@ from app.tui.keys import APPROVAL_KEYS, bindings
 class ApprovalScreen(ModalScreen[Decision]):
     BINDINGS = bindings(APPROVAL_KEYS)
 
-    def __init__(self, *, tool_name: str, summary: str, detail: str, tool_kind: str, grant_note: str = "") -> None:
+    def __init__(
+        self, *, tool_name: str, summary: str, detail: str, tool_kind: str, grant_note: str = "", always: list[str] | None = None
+    ) -> None:
         super().__init__(classes="approval")
         # A skill's allowedTools matched this call but could not cover it (and why): the person should know.
         self.grant_note = grant_note
@@ -25,6 +27,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.summary = summary
         self.detail = detail
         self.tool_kind = tool_kind
+        self.always = list(always or [])
 
     def compose(self) -> ComposeResult:
         verb = "run a command" if self.tool_kind == "execute" else "change files"
@@ -34,14 +37,14 @@ class ApprovalScreen(ModalScreen[Decision]):
                 yield Static(Content(inert(self.summary)), id="approval-summary")
                 if self.grant_note:
                     yield Static(Content(inert(f"A skill's allowedTools grant was refused: {self.grant_note}")), id="approval-grant")
-            with VerticalScroll(id="approval-detail"):
-                yield Static(_diff_content(inert(self.detail)))
-            yield Static(
-                Content.from_markup(
-                    "[b]y[/b] yes  ·  [b]n[/b] no  ·  [b]a[/b] always (for this session)  ·  [b]esc[/b] reject"
-                ),
-                id="approval-keys",
-            )
+            if self.detail.strip() and self.detail.strip() != self.summary.strip():  # a short command is said once
+                with VerticalScroll(id="approval-detail"):
+                    yield Static(_diff_content(inert(self.detail)))
+            keys = Content.from_markup("[b]y[/b] yes  ·  [b]n[/b] no  ·  [b]a[/b] always (for this session)  ·  [b]esc[/b] reject")
+            covered = always_covers(self.always)
+            if covered:
+                keys += Content("\n") + Content(f"a allows for this session: {covered}").stylize("$text-warning")
+            yield Static(keys, id="approval-keys")
 
     def action_approve(self) -> None:
         self.dismiss(Decision.APPROVE)
@@ -51,6 +54,23 @@ class ApprovalScreen(ModalScreen[Decision]):
 
     def action_always(self) -> None:
         self.dismiss(Decision.ALWAYS)
+
+
+def always_covers(rules: list[str]) -> str:
+    """What "always" would allow, in words: ``git *`` is every git command (push and reset too)."""
+    wide = {rule[:-3] + ")" for rule in rules if rule.endswith(" *)")}  # T(git *) covers T(git)
+    shown: list[str] = []
+    for rule in rules:
+        if rule in wide:
+            continue
+        if rule.endswith(" *)"):
+            program = rule[rule.index("(") + 1 : -3]
+            shown.append(f"{rule} — every {program} command, whatever its arguments")
+        elif "(" not in rule:
+            shown.append(f"{rule} — every call of this tool")
+        else:
+            shown.append(rule)
+    return "; ".join(shown)
 
 
 def _diff_content(detail: str) -> Content:

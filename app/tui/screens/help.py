@@ -21,7 +21,8 @@ def help_text(keymap: dict[str, str]) -> str:
     for where, specs in groupby(ALL_KEYS, key=lambda s: s.where):
         lines.append(f"[b $accent]{escape(where)}[/]")
         for spec in specs:
-            lines.append(f"  [b]{escape(effective_key(spec, keymap)):<14}[/b] {escape(spec.description)}")
+            key = effective_key(spec, keymap) or "(no key)"
+            lines.append(f"  [b]{escape(key):<14}[/b] {escape(spec.description)}")
         lines.append("")
     lines.append("[b $accent]Commands (type in the prompt)[/]")
     for command in COMMANDS:

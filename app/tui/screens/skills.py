@@ -1,4 +1,8 @@
-"""The skills panel: every skill by level with its status; Enter reads SKILL.md, space enables or disables."""
+"""The skills panel: every skill by level with its status.
+
+Enter puts ``/name`` in the prompt to run the skill (as Qwen Code does), r reads
+SKILL.md, space enables or disables, / searches names and descriptions.
+"""
 
 from __future__ import annotations
 
@@ -14,7 +18,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.message import Message
 from textual.screen import ModalScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.context.skills import SkillEntry, SkillManager, SkillStatus
@@ -82,10 +86,28 @@ class KeepDraftScreen(ModalScreen[str | None]):
         self.dismiss(where or None)
 
 
+def matches_query(query: str, name: str, description: str) -> bool:
+    """Every word of the query is in the name or the description; or the query's letters appear in the name in order."""
+    words = query.lower().split()
+    if not words:
+        return True
+    haystack = f"{name} {description}".lower()
+    if all(word in haystack for word in words):
+        return True
+    letters = iter(name.lower())
+    return all(char in letters for char in "".join(words))
+
+
+RUNNABLE = (SkillStatus.AVAILABLE, SkillStatus.USER_ONLY, SkillStatus.WAITING)
+
+
 class SkillsScreen(ModalScreen[None]):
     BINDINGS = [
-        Binding("escape,q", "close", "Close", id="skills_close"),
-        Binding("enter", "open", "Read SKILL.md", id="skills_open", show=False),
+        Binding("escape", "close", "Close", id="skills_close"),
+        Binding("q", "close", "Close", id="skills_close_q", show=False),
+        Binding("enter", "use", "Run (puts /name in the prompt)", id="skills_use", show=False),
+        Binding("r", "open", "Read SKILL.md", id="skills_open", show=False),
+        Binding("slash", "search", "Search", id="skills_search", show=False),
         Binding("space", "toggle", "Enable / disable", id="skills_toggle"),
         Binding("k", "keep_draft", "Keep draft", id="skills_keep_draft", show=False),
         Binding("x", "discard_draft", "Discard draft", id="skills_discard_draft", show=False),
@@ -97,19 +119,27 @@ class SkillsScreen(ModalScreen[None]):
         name: str
         disabled: bool
 
+    @dataclass
+    class Use(Message):
+        """Enter on a skill: the app puts ``/name `` in the prompt for the person to add arguments and send."""
+
+        name: str
+
     def __init__(self, manager: SkillManager, *, config_dir: Path | None = None, project_root: Path | None = None) -> None:
         super().__init__(classes="skills")
         self.manager = manager
         self.config_dir = config_dir
         self.project_root = project_root
         self._unsubscribe = None
+        self.query_text = ""
 
     def compose(self) -> ComposeResult:
         with Vertical(id="skills-dialog"):
             yield Static(
-                Content.from_markup("[b]Skills[/b]  [$text-muted]enter reads · space enables/disables · drafts: k keeps, x discards · esc closes[/]"),
+                Content.from_markup("[b]Skills[/b]  [$text-muted]enter runs · r reads · / searches · space enables/disables · drafts: k keeps, x discards · esc closes[/]"),
                 id="skills-title",
             )
+            yield Input(placeholder="/ search: name or description", id="skills-search")
             yield OptionList(id="skills-list")
 
     def on_mount(self) -> None:
@@ -125,11 +155,14 @@ class SkillsScreen(ModalScreen[None]):
         option_list = self.query_one(OptionList)
         highlighted = option_list.highlighted
         option_list.clear_options()
-        for level, entries in groupby(self.manager.skills, key=lambda e: e.level.value if e.level else None):
+        shown = [e for e in self.manager.skills if matches_query(self.query_text, e.name, e.skill.description if e.skill else "")]
+        if self.query_text and not shown:
+            option_list.add_option(Option(Content(f"No skill matches '{self.query_text}'."), disabled=True))
+        for level, entries in groupby(shown, key=lambda e: e.level.value if e.level else None):
             option_list.add_option(Option(Content.from_markup(f"[b $accent]{LEVEL_TITLES.get(level, level)}[/]"), disabled=True))
             for entry in entries:
                 option_list.add_option(Option(entry_line(entry, self.manager.activated_by.get(entry.name)), id=f"{entry.path}"))
-        drafts = self._drafts()
+        drafts = [d for d in self._drafts() if matches_query(self.query_text, d.name, d.description)]
         if drafts:
             option_list.add_option(Option(Content.from_markup("[b $accent]Drafts[/] [$text-muted](never offered to the model until kept)[/]"), disabled=True))
             for draft in drafts:
@@ -195,7 +228,34 @@ class SkillsScreen(ModalScreen[None]):
         self.app.push_screen(ConfirmScreen(f"Discard the draft skill {draft.name!r}?", f"This deletes {draft.path}."), answered)
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
-        self.action_open()
+        self.action_use()
+
+    def action_use(self) -> None:
+        """Run the highlighted skill; a draft (never offered until kept) is read instead."""
+        if self._selected_draft() is not None:
+            self.action_open()
+            return
+        entry = self._selected()
+        if entry is None or entry.skill is None:
+            return
+        if entry.status not in RUNNABLE:
+            self.app.notify(f"Skill {entry.name} is {entry.status.value.replace('_', ' ')}; it cannot be run.", severity="warning")
+            return
+        self.post_message(self.Use(entry.skill.name))
+        self.dismiss(None)
+
+    def action_search(self) -> None:
+        self.query_one("#skills-search", Input).focus()
+
+    def on_input_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value.strip()
+        self._fill()
+        option_list = self.query_one(OptionList)
+        first = next((i for i in range(option_list.option_count) if not option_list.get_option_at_index(i).disabled), None)
+        option_list.highlighted = first
+
+    def on_input_submitted(self, event: Input.Submitted) -> None:
+        self.query_one(OptionList).focus()  # Enter in the search box goes to the list; Enter again runs
 
     def action_open(self) -> None:
         from app.tui.screens.text_view import TextScreen
@@ -226,4 +286,9 @@ class SkillsScreen(ModalScreen[None]):
         self._fill()
 
     def action_close(self) -> None:
+        search = self.query_one("#skills-search", Input)
+        if search.has_focus and search.value:
+            search.value = ""  # Esc clears the search first, then closes
+            self.query_one(OptionList).focus()
+            return
         self.dismiss(None)

@@ -136,6 +136,14 @@ class ContextMap(Widget, can_focus=True):
         self.selected = names.index(name) if name in names else min(self.selected, max(0, len(self.blocks) - 1))
         self.refresh(layout=True)
 
+    def clear(self) -> None:
+        """Nothing sent and nothing to show yet (a new session)."""
+        self.blocks = []
+        self.used = self.streaming_tokens = 0
+        self.reported = None
+        self.selected = 0
+        self.refresh(layout=True)
+
     def set_reported(self, reported: int | None) -> None:
         self.reported = reported
         self.refresh()

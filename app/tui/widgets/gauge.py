@@ -19,6 +19,7 @@ class BudgetGauge(Widget):
     window: reactive[int] = reactive(0)
     pct: reactive[float] = reactive(0.7)
     source: reactive[str] = reactive("")  # reported | estimate
+    pending: reactive[int] = reactive(0)  # tokens the files @mentioned in the prompt would add
 
     DEFAULT_CSS = """
     BudgetGauge { height: 1; }
@@ -45,6 +46,8 @@ class BudgetGauge(Widget):
         label = f" {format_tokens(self.tokens)} / {format_tokens(self.window)} · Context left {left * 100:.0f}%"
         if self.source:
             label += f" ({self.source})"
+        if self.pending:
+            label += f" · +{format_tokens(self.pending)} @files"
         width = max(10, self.size.width - len(label) - 2)
         filled = min(width, round(width * self.tokens / self.window))
         cells = ["━"] * filled + ["─"] * (width - filled)
