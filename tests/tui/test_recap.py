@@ -101,7 +101,7 @@ async def test_recap_without_enough_conversation_says_so(fake_llm: FakeOpenAISer
 
 async def test_recap_while_a_turn_runs_is_refused(fake_llm: FakeOpenAIServer, workspace: Path, paths: Paths) -> None:
     _record(paths, minutes_ago=1)
-    fake_llm.push(Reply.stall(2.0, ["working on it"])  # long enough for /recap to land mid-turn on a loaded machine)
+    fake_llm.push(Reply.stall(2.0, ["working on it"]))  # long enough for /recap to land mid-turn on a loaded machine
     app = make_app(fake_llm, workspace, settings=_settings(fake_llm, on_resume=False), resume=SESSION)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
