@@ -50,6 +50,7 @@ from app.core.tools.base import ToolContext
 from app.core.tools.permissions import ApprovalMode, PermissionPolicy
 from app.core.tools.registry import ToolRegistry, builtin_registry
 from app.core.tokens import TokenCounter
+from app.context.skills.switches import project_disabled
 from app.paths import Paths
 from app.project_layer import grant_lines
 from app.trust import FolderTrust
@@ -239,7 +240,7 @@ def build_runtime(
         folder_trusted=folder_trusted,
     )
     warnings.extend(policy.warnings)
-    skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
+    skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=[*settings.skills.disabled, *project_disabled(paths)])
     drafter = SkillDrafter(
         config_dir=paths.config_dir,
         skill_dirs=lambda: [d.path.resolve() for d in skills_dirs(paths.project_root, paths.config_dir, _home())],

@@ -21,6 +21,7 @@ def skills_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPars
     from app.cli_settings import settings_for_cli
     from app.context.skills import SkillManager
     from app.context.skills.listing_text import skills_text
+    from app.context.skills.switches import project_disabled
     from app.paths import Paths
     from app.runtime import _home
 
@@ -28,7 +29,7 @@ def skills_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPars
     settings = settings_for_cli(paths)
     if settings is None:
         return EXIT_USAGE
-    manager = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=settings.skills.disabled)
+    manager = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=[*settings.skills.disabled, *project_disabled(paths)])
     if args.json:
         rows = [
             {

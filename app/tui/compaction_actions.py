@@ -3,6 +3,8 @@ auto-compaction countdown, /compress and /compress-fast. A mixin of the App."""
 
 from __future__ import annotations
 
+import math
+import time
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -35,6 +37,20 @@ class CompactionActions:
         source = "reported" if compactor and compactor.reported_prompt else "estimate"
         self.gauge.set_usage(tokens, source=source)
 
+    def _count_down(self, future: asyncio.Future[bool] | None, deadline: float) -> None:
+        """The status line counts the seconds left (the notice above says the delay once)."""
+        status = self.status  # type: ignore[attr-defined]
+
+        def tick() -> None:
+            if future is None or future.done() or self._pending_compaction is not future:
+                timer.stop()
+                return
+            left = max(0, math.ceil(deadline - time.monotonic()))
+            status.state = f"auto-compaction in {left} s (Esc skips)"
+
+        timer = self.set_interval(0.25, tick)  # type: ignore[attr-defined]
+        tick()
+
     def skip_pending_compaction(self) -> bool:
         """Esc during the countdown skips auto-compaction (and does not cancel the turn)."""
         future = self._pending_compaction
@@ -59,6 +75,7 @@ class CompactionActions:
             text = f"Auto-compaction starts in {event.delay:g} s ({format_tokens(event.tokens)} tokens) — press Esc to skip it."
             await conversation.add(Entry(kind="notice", text=text))
             self.notify(text, severity="warning", timeout=event.delay)  # type: ignore[attr-defined]
+            self._count_down(event.future, time.monotonic() + event.delay)
         elif isinstance(event, CompactionStarted):
             self._pending_compaction = None
             status.state = "compressing conversation history…"

@@ -31,6 +31,17 @@ class SkillsActions:
         self.push_screen(SkillsScreen(runtime.skills, config_dir=runtime.paths.config_dir, project_root=runtime.paths.project_root))  # type: ignore[attr-defined]
 
     def on_skills_screen_toggled(self, message: SkillsScreen.Toggled) -> None:
+        state = "disabled" if message.disabled else "enabled"
+        if message.project:
+            from app.context.skills.switches import set_project_disabled
+
+            try:
+                path = set_project_disabled(self.paths, message.name, message.disabled)  # type: ignore[attr-defined]
+            except OSError as exc:
+                self.notify(f"Could not save that {message.name} is {state}: {exc}", severity="error")  # type: ignore[attr-defined]
+                return
+            self.notify(f"Skill {message.name} {state} for this project (saved in {path}).")  # type: ignore[attr-defined]
+            return
         settings = self.settings  # type: ignore[attr-defined]
         disabled = set(settings.skills.disabled)
         (disabled.add if message.disabled else disabled.discard)(message.name)
@@ -43,7 +54,6 @@ class SkillsActions:
         except (SettingsError, OSError) as exc:
             self.notify(f"Could not save skills.disabled: {exc}", severity="error")  # type: ignore[attr-defined]
             return
-        state = "disabled" if message.disabled else "enabled"
         self.notify(f"Skill {message.name} {state} (saved in {path}).")  # type: ignore[attr-defined]
 
     def on_skills_screen_use(self, message: SkillsScreen.Use) -> None:

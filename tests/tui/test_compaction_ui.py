@@ -105,6 +105,20 @@ async def test_esc_during_the_countdown_skips_auto_compaction(fake_llm: FakeOpen
         assert any("skipped" in n for n in notifications(app))
 
 
+async def test_the_status_line_counts_the_countdown_down(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("answered without compacting"))
+    app = _resume_app(fake_llm, workspace, 20, auto_delay_seconds=3.0)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "next", wait=False)
+        await wait_until(pilot, lambda: app._pending_compaction is not None, what="the countdown")
+        assert app.status.state in ("auto-compaction in 3 s (Esc skips)", "auto-compaction in 2 s (Esc skips)")
+        await wait_until(pilot, lambda: app.status.state == "auto-compaction in 1 s (Esc skips)", what="a second later", max_iters=5000)
+        await pilot.press("escape")
+        await wait_turn_done(pilot)
+        assert app.status.state == "idle"
+
+
 async def test_auto_compaction_runs_after_the_countdown(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     fake_llm.push(Reply.text(SUMMARY), Reply.text("done"))
     app = _resume_app(fake_llm, workspace, 20, auto_delay_seconds=0.05)

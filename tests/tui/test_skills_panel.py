@@ -114,3 +114,32 @@ def test_cli_lists_the_same(tmp_path: Path) -> None:
     assert rows["review"]["level"] == "bundled"
     text = subprocess.run([sys.executable, "-m", "app", "skills", "list"], cwd=workspace, capture_output=True, text=True, env={**__import__("os").environ, "PYTHONPATH": str(root)}, timeout=60).stdout
     assert "Project:" in text and "tsx-rules" in text and "waiting for a matching file" in text
+
+
+async def test_disabling_a_project_skill_is_kept_for_this_project_only(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    _skills(workspace)
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot)
+        index = next(i for i, o in enumerate(_options(screen)) if "tsx-rules" in o)
+        screen.query_one(OptionList).highlighted = index
+        await pilot.press("space")
+        await wait_until(pilot, lambda: any("Skill tsx-rules disabled for this project" in n for n in notifications(app)), what="saved")
+    paths = Paths.for_cwd(workspace)
+    assert not paths.user_settings_file.exists(), "nothing written to the user-wide settings"
+    assert not (workspace / ".qwen" / "settings.yaml").exists(), "nothing written into the repository"
+    from app.context.skills.switches import project_disabled
+
+    assert project_disabled(paths) == ["tsx-rules"]
+    # Another project with a skill of the same name keeps it.
+    other = tmp_path / "other"
+    other.mkdir()
+    _skills(other)
+    from app.runtime import build_runtime
+    from tests.tui.helpers import make_settings
+
+    runtime = build_runtime(make_settings(fake_llm), Paths.for_cwd(other))
+    assert "tsx-rules" not in runtime.skills.disabled
+    runtime_here = build_runtime(make_settings(fake_llm), paths)
+    assert "tsx-rules" in runtime_here.skills.disabled

@@ -82,3 +82,20 @@ async def test_remember_shows_what_was_typed_not_the_internal_prompt(fake_llm: F
         assert rendered_text(user) == "/remember we deploy on Fridays"
         sent = fake_llm.requests[-1].messages[-1]["content"]
         assert "we deploy on Fridays" in sent and sent != "/remember we deploy on Fridays"
+
+
+async def test_page_down_and_end_scroll_a_context_report(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    from app.tui.screens.text_view import TextScreen
+
+    write_instructions(workspace)
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=(100, 16)) as pilot:
+        await ready(pilot)
+        await send(pilot, "/context detail", wait=False)
+        await wait_until(pilot, lambda: isinstance(app.screen, TextScreen), what="report")
+        body = app.screen.query_one("#text-body")
+        await pilot.press("pagedown")
+        first = body.scroll_y
+        assert first > 0
+        await pilot.press("end")
+        assert body.scroll_y >= first and body.scroll_y == body.max_scroll_y

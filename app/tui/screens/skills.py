@@ -22,6 +22,7 @@ from textual.widgets import Input, OptionList, Static
 from textual.widgets.option_list import Option
 
 from app.context.skills import SkillEntry, SkillManager, SkillStatus
+from app.context.skills.model import SkillLevel
 from app.context.skills.drafts import Draft, discard_draft, keep_draft, list_drafts
 from app.context.skills.listing_text import LEVEL_TITLES, MARKS
 
@@ -118,6 +119,7 @@ class SkillsScreen(ModalScreen[None]):
     class Toggled(Message):
         name: str
         disabled: bool
+        project: bool = False  # a skill the repository brought: switched for this project only
 
     @dataclass
     class Use(Message):
@@ -282,7 +284,7 @@ class SkillsScreen(ModalScreen[None]):
             return
         disabled = entry.status is not SkillStatus.DISABLED
         self.manager.set_disabled(entry.name, disabled)
-        self.post_message(self.Toggled(entry.name, disabled))
+        self.post_message(self.Toggled(entry.name, disabled, project=entry.level is SkillLevel.PROJECT))
         self._fill()
 
     def action_close(self) -> None:
