@@ -216,6 +216,22 @@ class Agent(CompactionSteps):
         async for event in self._drive(lambda emit: self._turn(prompt, emit)):
             yield event
 
+    def can_resend(self) -> bool:
+        """Whether the model still owes a reply: the history ends with the person's words or a tool's result."""
+        return bool(self.history) and self.history[-1].role in ("user", "tool")
+
+    async def resend(self) -> AsyncIterator[Event]:
+        """Ask the model again after a failed turn, without adding the person's words a second time.
+
+        The words are already in the history and the record; the request is sent again from
+        there (after a tool round, the turn goes on from its results).
+        """
+        if not self.can_resend():
+            raise ValueError("nothing to retry: the last message already has its answer")
+        prompt = next((m.content for m in reversed(self.history) if m.role == "user" and isinstance(m.content, str)), "")
+        async for event in self._drive(lambda emit: self._turn(prompt, emit, resend=True)):
+            yield event
+
     async def _drive(self, work: Callable[[Callable[[object], None]], Awaitable[None]]) -> AsyncIterator[Event]:
         """Run ``work(emit)`` as this agent's one task and yield what it emits until it ends."""
         if self.busy:
@@ -248,7 +264,7 @@ class Agent(CompactionSteps):
 
     # -- the turn ---------------------------------------------------------------------------
 
-    async def _turn(self, prompt: str, emit: Callable[[object], None]) -> None:
+    async def _turn(self, prompt: str, emit: Callable[[object], None], *, resend: bool = False) -> None:
         turn_id = uuid.uuid4().hex[:12]
         finished = False
         turn_usage = Usage()
@@ -256,14 +272,17 @@ class Agent(CompactionSteps):
         assembler = ReplyAssembler()
         started = time.monotonic()
         try:
-            user = Message.user(prompt)
-            # Recorded (and fsynced) before anything that can fail: the user's words are never lost.
-            self._record(user, durable=True)
-            self.history.append(user)
+            if not resend:
+                user = Message.user(prompt)
+                # Recorded (and fsynced) before anything that can fail: the user's words are never lost.
+                self._record(user, durable=True)
+                self.history.append(user)
             emit(TurnStarted(turn_id=turn_id, prompt=prompt))
-            for hook in self.before_turn:
-                hook(prompt, self.history)
-            blocked = await self._prompt_hooks(prompt, emit)
+            if not resend or self.history[-1].role == "user":
+                for hook in self.before_turn:
+                    hook(prompt, self.history)
+            # A retried prompt was submitted (and passed its hooks) already.
+            blocked = None if resend else await self._prompt_hooks(prompt, emit)
             if blocked:
                 self._record_system("hook_blocked", {"reason": blocked})
                 emit(TurnFailed(turn_id=turn_id, message=f"A UserPromptSubmit hook blocked this prompt: {blocked}", error_kind="hook"))

@@ -5,7 +5,7 @@ from __future__ import annotations
 import asyncio
 import json
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import AsyncIterator, Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -23,6 +23,7 @@ from app.config import Settings, load_settings
 from app.core.events import (
     ApprovalNeeded,
     Decision,
+    Event,
 )
 from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
@@ -118,6 +119,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         self._skills_unsubscribe: Callable[[], None] | None = None
         # The project's files for @path completion: listed once, on the first @ typed.
         self._project_files: list[str] | None = None
+        self._failed_turn = False  # the last turn failed: ctrl+y retries it (else ctrl+y copies the answer)
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -457,21 +459,43 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
             await conversation.add(Entry(kind="notice", text=f"Not attached: {problem}"))
         if attached:
             await conversation.add(Entry(kind="notice", text=attached))
+        await self._follow_turn(agent.run(prompt))
+
+    async def _follow_turn(self, events: AsyncIterator[Event]) -> None:
+        """Show a turn's events as they come; remember whether it failed (ctrl+y then retries it)."""
+        conversation = self.conversation
         conversation.scroll_end(animate=False)
         conversation.anchor()
         self.status.state = "thinking…"
         self.status.turn_started = time.monotonic()
         handler = TurnView(self, conversation)
         self.dismiss_suggestion()
-        finished = False
+        self._failed_turn = False
+        last = ""
         try:
-            async for event in agent.run(prompt):
+            async for event in events:
                 await handler.handle(event)
-                finished = event.kind == "turn_finished"
+                last = event.kind
         finally:
             self.status.turn_started = None
-        if finished:
+        self._failed_turn = last == "turn_failed"
+        if last == "turn_finished":
             self.after_answer()
+
+    def can_retry(self) -> bool:
+        agent = self.runtime.agent if self.runtime else None
+        return bool(self._failed_turn and agent is not None and not agent.busy and agent.can_resend())
+
+    def action_retry_turn(self) -> None:
+        if not self.can_retry():
+            return
+        self._retry_turn()
+
+    @work(exclusive=False, group="turn", exit_on_error=False)
+    async def _retry_turn(self) -> None:
+        assert self.runtime is not None and self.runtime.agent is not None
+        await self.conversation.add(Entry(kind="notice", text="Retrying: the same request goes to the model again."))
+        await self._follow_turn(self.runtime.agent.resend())
 
     def ask_approval(self, event: ApprovalNeeded, entry: Entry | None) -> None:
         future = event.future
@@ -512,6 +536,8 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in CONVERSATION_ACTIONS and isinstance(self.screen, ModalScreen):
             return False
+        if action == "retry_turn":
+            return self.can_retry()  # otherwise the same key copies the last answer
         return True
 
     def action_cancel_turn(self) -> None:

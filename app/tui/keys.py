@@ -40,6 +40,8 @@ GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("new_session", "ctrl+n", "new_session", "New session", "Anywhere", show=False),
     # Priority: the prompt would otherwise take shift+tab as "focus previous".
     KeySpec("cycle_mode", "shift+tab", "cycle_approval_mode", "Cycle the approval mode (default, auto-edit, plan, yolo)", "Anywhere", show=False, priority=True),
+    # After a failed turn ctrl+y retries it (as in Qwen Code); otherwise it copies the last answer.
+    KeySpec("retry", "ctrl+y", "retry_turn", "Retry the failed turn", "Anywhere", show=False, priority=True),
     KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False, priority=True),
     KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False, priority=True),
     KeySpec("scroll_up", "pageup", "scroll_conversation(-1)", "Scroll conversation up", "Anywhere", show=False, priority=True),

@@ -155,6 +155,8 @@ class TurnView:
             app.context_map.set_streaming(0)
             await self.conversation.add(Entry(kind="error", text=event.message))
             app.notify(event.message, severity="error", timeout=10)
+            if event.error_kind not in ("hook", "budget"):  # a blocked prompt or a spent budget would fail again
+                await self.conversation.add(Entry(kind="notice", text="ctrl+y retries; your message is kept."))
             status.state = "error"
         elif isinstance(event, TurnCancelled):
             await self._end_reply()

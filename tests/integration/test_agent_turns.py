@@ -288,3 +288,35 @@ async def test_a_finished_turn_never_cancels_the_next_one(fake_llm: FakeOpenAISe
     await asyncio.wait_for(task, 5)
     assert isinstance(first_events[-1], TurnFinished)
     assert isinstance(second_events[-1], TurnFinished) and second_events[-1].result == "two"
+
+
+async def test_resend_after_a_failed_request_sends_the_words_once_and_records_them_once(fake_llm: FakeOpenAIServer, workspace: Path, chats: Path) -> None:
+    fake_llm.push(Reply.error(503, {"error": {"message": "overloaded"}}), Reply.text("second time lucky"))
+    agent = make_agent(fake_llm, workspace, chats)
+    events = await run_turn(agent, "say hi")
+    assert kinds(events)[-1] == "turn_failed" and agent.can_resend()
+    events = [e async for e in agent.resend()]
+    assert kinds(events)[-1] == "turn_finished"
+    assert [m["role"] for m in fake_llm.requests[-1].messages] == ["system", "user"]
+    assert [m.role for m in agent.history] == ["user", "assistant"]
+    loaded = load_session(agent.recorder.path)  # type: ignore[union-attr]
+    assert [m.content for m in loaded.messages if m.role == "user"] == ["say hi"]
+    assert not agent.can_resend(), "answered: nothing left to resend"
+    with pytest.raises(ValueError):
+        [e async for e in agent.resend()]
+
+
+async def test_resend_after_a_tool_round_goes_on_from_its_results(fake_llm: FakeOpenAIServer, workspace: Path, chats: Path) -> None:
+    fake_llm.push(
+        Reply.tool_calls([("c1", "read_file", {"path": "notes.txt"})]),
+        Reply.error(500, {"error": {"message": "boom"}}),
+        Reply.text("notes say alpha, beta"),
+    )
+    agent = make_agent(fake_llm, workspace, chats)
+    events = await run_turn(agent, "read the notes")
+    assert kinds(events)[-1] == "turn_failed"
+    assert agent.history[-1].role == "tool" and agent.can_resend()
+    events = [e async for e in agent.resend()]
+    assert kinds(events)[-1] == "turn_finished"
+    assert [m["role"] for m in fake_llm.requests[-1].messages] == ["system", "user", "assistant", "tool"]
+    assert len(fake_llm.requests) == 3, "the tool is not run again"

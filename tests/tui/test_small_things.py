@@ -99,3 +99,27 @@ async def test_page_down_and_end_scroll_a_context_report(fake_llm: FakeOpenAISer
         assert first > 0
         await pilot.press("end")
         assert body.scroll_y >= first and body.scroll_y == body.max_scroll_y
+
+
+async def test_ctrl_y_after_an_error_retries_without_repeating_the_message(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.error(503, {"error": {"message": "overloaded"}}), Reply.text("Here it is."))
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "explain the parser")
+        assert app.status.state == "error"
+        assert any(rendered_text(n) == "ctrl+y retries; your message is kept." for n in views_of(app, NoticeView))
+        await pilot.press("ctrl+y")
+        await wait_until(pilot, lambda: len(fake_llm.requests) == 2, what="retried")
+        from tests.tui.helpers import wait_turn_done
+
+        await wait_turn_done(pilot)
+        retried = fake_llm.requests[-1].messages
+        assert [m["content"] for m in retried if m["role"] == "user"].count("explain the parser") == 1
+        assert app.runtime is not None and app.runtime.agent.history[-1].content == "Here it is."
+        assert [m.role for m in app.runtime.agent.history].count("user") == 1
+        # With the answer in, ctrl+y copies it again (nothing left to retry).
+        await pilot.press("ctrl+y")
+        await pilot.pause()
+        assert len(fake_llm.requests) == 2
+        assert any(n.startswith("Copied the last answer") for n in notifications(app))

@@ -167,6 +167,13 @@ def test_commands_and_titles_before_the_first_message_wait_for_it(tmp_path: Path
     assert rec.path.read_text(encoding="utf-8").count("/tools") == 1
 
 
+def test_clean_title_drops_markdown() -> None:
+    assert clean_title("## **Fix the `parser` test**") == "Fix the parser test"
+    assert clean_title("Title: [Deploy docs](https://x.io) for *v2*") == "Deploy docs for v2"
+    assert clean_title("**`make test` on CI**") == "make test on CI"
+    assert clean_title("snake_case_names stay") == "snake_case_names stay"
+
+
 def test_clean_title() -> None:
     assert clean_title('"Fix the flaky parser test."') == "Fix the flaky parser test"
     assert clean_title("Title: **Add dark theme**\n\nBecause the user asked.") == "Add dark theme"

@@ -53,11 +53,26 @@ def title_prompt(history: Sequence[Message]) -> str | None:
     return "\n\n".join(lines) + "\n\nThe title:"
 
 
+# Markdown a model puts around a title: a heading mark, emphasis, code ticks, a link's target.
+_HEADING = re.compile(r"^#{1,6}\s+")
+_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
+_EMPHASIS = re.compile(r"(\*\*|__|\*|`+|~~)(.+?)\1")
+
+
+def _plain(line: str) -> str:
+    line = _HEADING.sub("", line)
+    line = _LINK.sub(r"\1", line)
+    previous = None
+    while previous != line:  # "**`x`**" takes two passes
+        previous, line = line, _EMPHASIS.sub(r"\2", line)
+    return line
+
+
 def clean_title(answer: str) -> str:
-    """The first line of the answer as a title: no thinking, label, quotes or final stop; capped."""
+    """The first line of the answer as a title: no thinking, label, Markdown, quotes or final stop; capped."""
     text = _THINK.sub("", answer)
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    line = _LABEL.sub("", line).strip(_WRAPPERS)
+    line = _LABEL.sub("", _plain(line)).strip(_WRAPPERS)
     line = " ".join(line.split()).rstrip(".。").strip(_WRAPPERS)
     if len(line) > TITLE_MAX_CHARS:
         cut = line[: TITLE_MAX_CHARS - 1]
