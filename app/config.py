@@ -60,8 +60,9 @@ class ContextSettings:
     # Instruction file names searched in every directory (Qwen Code's context.fileName).
     file_name: list[str] = field(default_factory=lambda: ["QWEN.md", "AGENTS.md"])
     include_directories: list[str] = field(default_factory=list)
-    per_file_chars: int = 20_000
-    total_chars: int = 60_000
+    # Instruction-file caps in chars; unset, they scale with the window (10 % / 25 %, at least 20,000 / 60,000).
+    per_file_chars: int | None = None
+    total_chars: int | None = None
     import_format: str = "tree"
     # The context engine (an entry point in the group agentctx.context_engines); builtin when unset.
     engine: str = "builtin"

@@ -20,6 +20,7 @@ from app.context.compaction.compose import live_tail_start
 from app.context.compaction.pairing import repair_tool_pairs
 from app.context.compaction.pruning import prune_view
 from app.context.compaction.slimming import cap_oversized
+from app.context.instructions.budget import resolve_caps
 from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
@@ -114,6 +115,7 @@ class ContextAssembler:
             per_file_cap=context.per_file_chars,
             total_cap=context.total_chars,
             import_format=context.import_format,
+            window_tokens=self.context_window,
         )
         self.problems = list(self.instructions.problems)
         user_memory = self._user_memory_text(self.instructions)
@@ -308,15 +310,15 @@ class ContextAssembler:
                 self.problems.append(f"Could not save the context report: {exc}")
 
     def report(self, request: AssembledRequest, *, source: str, usage: Usage | None = None) -> ContextReport:
-        context = self.settings.context
+        caps = self.instructions.caps if self.instructions is not None else resolve_caps(None, None, self.context_window)
         return build_report(
             request,
             source=source,
             session_id=self.session_id,
             usage=usage,
             instruction_rows=self.instruction_rows(),
-            per_file_cap=context.per_file_chars,
-            total_cap=context.total_chars,
+            per_file_cap=caps.per_file,
+            total_cap=caps.total,
             problems=self.problems,
             calibration_ratio=self.calibration.ratio if source == "estimate" else 1.0,
             compaction_pct=self.settings.compaction.pct,
