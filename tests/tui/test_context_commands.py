@@ -86,6 +86,20 @@ async def test_context_before_any_request_is_assembled_on_the_spot(fake_llm: Fak
         assert app.focused is app.prompt
 
 
+async def test_context_shows_a_cut_instruction_file_in_its_own_colour(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    write_instructions(workspace)
+    (workspace / "AGENTS.md").write_text("".join(f"- rule {i}: keep the tests green\n" for i in range(1500)), encoding="utf-8")
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot, "/context")
+        lines = screen._content().split("\n")
+        cut = next(line for line in lines if line.plain.startswith("  AGENTS.md "))
+        whole = next(line for line in lines if line.plain.startswith("  QWEN.md "))
+        assert cut.plain.split()[1] == "TRUNCATED"
+        assert "$warning" in str(cut.spans) and "$warning" not in str(whole.spans)
+
+
 async def _after_a_turn_with_a_tool_call(pilot, fake_llm: FakeOpenAIServer) -> tuple[AssembledRequest, ContextReport]:  # type: ignore[no-untyped-def]
     fake_llm.push(
         Reply.tool_calls([("call_1", "read_file", {"path": "README.md"})], usage=(2400, 20)),

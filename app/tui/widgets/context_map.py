@@ -30,6 +30,8 @@ GROUP_COLOURS = {
     "Reminders": "$accent 50%",
     "Streaming": "$warning",
 }
+# An instruction file sent cut stands out from the files sent whole.
+CUT_COLOUR = "$warning"
 MESSAGE_LABELS = {
     "user": "user messages",
     "assistant": "assistant replies",
@@ -200,7 +202,7 @@ class ContextMap(Widget, can_focus=True):
     def _block_lines(self, block: MapBlock, selected: bool, width: int, rows: int) -> list[Content]:
         status = f" {block.status}" if block.status and block.status != "OK" else ""
         label = f"{block.name}{status} · {format_tokens(block.tokens)}"
-        colour = GROUP_COLOURS.get(block.group, "$panel")
+        colour = CUT_COLOUR if block.status == "TRUNCATED" else GROUP_COLOURS.get(block.group, "$panel")
         return self._paint(label, colour, width, rows, selected=selected)
 
     def _paint(self, label: str, colour: str, width: int, rows: int, *, selected: bool = False) -> list[Content]:
