@@ -130,13 +130,12 @@ class Runtime:
 
 
 def git_branch(root: Path) -> str | None:
-    head = root / ".git" / "HEAD"
-    try:
-        text = head.read_text(encoding="utf-8").strip()
-    except OSError:
+    """The branch the session record names, read the way the git snapshot reads it (right in a worktree too)."""
+    if not (root / ".git").exists():
         return None
-    prefix = "ref: refs/heads/"
-    return text[len(prefix):] if text.startswith(prefix) else None
+    from app.context.prompt.git_info import read_branch
+
+    return read_branch(root)
 
 
 @dataclass

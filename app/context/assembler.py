@@ -24,10 +24,11 @@ from app.context.instructions.budget import resolve_caps
 from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
+from app.context.prompt.git_changes import changes_git
+from app.context.prompt.git_snapshot import git_snapshot
 from app.context.prompt.prelude import prelude_messages, prelude_text
 from app.context.prompt.suffix import SEPARATOR
 from app.context.memory.manager import MemoryManager
-from app.context.memory.prompt import append_memory_prompt
 from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
 from app.context.engine_turns import TurnLedger
@@ -71,6 +72,8 @@ class ContextAssembler:
     _memory_prompt: str = ""
     _prelude_parts: list[RequestPart] = field(default_factory=list)
     _git: GitInfo | None = None
+    _git_calls: set[str] = field(default_factory=set)
+    _git_scanned: int = 0
     _prompt_error: str = ""
 
     def __post_init__(self) -> None:
@@ -79,6 +82,7 @@ class ContextAssembler:
                 self.home = Path.home()
             except (RuntimeError, KeyError):
                 self.home = None
+        # Read once per session (and again after the agent's own git commands, see _refresh_git).
         self._git = read_git_info(self.paths.project_root) if (self.paths.project_root / ".git").exists() else None
         self._build_prelude()
         self.refresh()
@@ -117,8 +121,16 @@ class ContextAssembler:
             import_format=context.import_format,
             window_tokens=self.context_window,
         )
-        self.problems = list(self.instructions.problems)
-        user_memory = self._user_memory_text(self.instructions)
+        self._memory_prompt = self.memory.prompt_section() if self.memory is not None else ""
+        self._build_prompt()
+
+    def _build_prompt(self) -> None:
+        instructions = self.instructions
+        assert instructions is not None
+        self.problems = list(instructions.problems)
+        user_memory = instructions.text
+        if instructions.notice and user_memory:
+            user_memory = f"{user_memory}\n\n{instructions.notice}"
         try:
             self.prompt = build_system_prompt(
                 PromptContext(
@@ -126,6 +138,7 @@ class ContextAssembler:
                     project_root=self.paths.project_root,
                     model=self.model,
                     user_memory=user_memory,
+                    memory_index=self._memory_prompt,
                     append=self.settings.append_system_prompt,
                     env=self.env,
                     home=self.home,
@@ -140,15 +153,33 @@ class ContextAssembler:
             return
         self._prompt_error = ""
         self.problems.extend(self.prompt.warnings)
-        self._system_parts = self._split_sections(self.prompt, self.instructions)
+        self.problems.extend(self._git_problems())
+        self._system_parts = self._split_sections(self.prompt, instructions)
         self.recount()
 
-    def _user_memory_text(self, instructions: InstructionSet) -> str:
-        text = instructions.text
-        if instructions.notice and text:
-            text = f"{text}\n\n{instructions.notice}"
-        self._memory_prompt = self.memory.prompt_section() if self.memory is not None else ""
-        return append_memory_prompt(text, self._memory_prompt) if self._memory_prompt else text
+    def _git_problems(self) -> list[str]:
+        """A credential in a commit subject or a file name is masked; the person is told once where it was."""
+        if self._git is None:
+            return []
+        labels = dict.fromkeys(git_snapshot(self._git).secrets)
+        return [f"git output (commit subjects, status) in {self._git.root} holds what looks like a credential ({label}); it is masked in the prompt" for label in labels]
+
+    def _refresh_git(self, history: list[Message]) -> None:
+        """After the agent's own git-changing shell command the snapshot is read again (and the prompt rebuilt)."""
+        if self._git is None:
+            return
+        if len(history) < self._git_scanned:  # compacted: everything before is already accounted for
+            self._git_scanned = 0
+        changed = False
+        for message in history[self._git_scanned :]:
+            for call in message.tool_calls or ():
+                if call.id not in self._git_calls and changes_git(call):
+                    self._git_calls.add(call.id)
+                    changed = True
+        self._git_scanned = len(history)
+        if changed:
+            self._git = read_git_info(self.paths.project_root) or self._git
+            self._build_prompt()
 
     def _split_sections(self, prompt: SystemPrompt, instructions: InstructionSet) -> list[RequestPart]:
         parts: list[RequestPart] = []
@@ -156,17 +187,20 @@ class ContextAssembler:
             if section.name == section_names.USER_MEMORY:
                 parts.extend(self._memory_parts(section.text, instructions))
                 continue
+            if section.name == section_names.MEMORY_INDEX:
+                body = section.text.removeprefix(SEPARATOR)
+                if body != section.text:
+                    parts.append(RequestPart(block=SYSTEM, kind="separator", name="separator", source="suffix rule", text=SEPARATOR))
+                parts.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=body))
+                continue
             kind = _SECTION_KINDS.get(section.name, "section")
             parts.append(RequestPart(block=SYSTEM, kind=kind, name=section.name, source=section.source, text=section.text))
         return parts
 
     def _memory_parts(self, text: str, instructions: InstructionSet) -> list[RequestPart]:
-        """The user-memory suffix, one part per instruction file (and the memory index) so each is attributed."""
+        """The instruction files' section, one part per file so each is attributed."""
         rules = {id(f) for f in instructions.rules}
         pieces = [RequestPart(block=SYSTEM, kind="separator", name="separator", source="suffix rule", text=SEPARATOR)]
-        if not instructions.text and self._memory_prompt:
-            pieces.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=self._memory_prompt.strip()))
-            return pieces if "".join(p.text for p in pieces) == text else self._whole_memory(text)
         for index, (file, block) in enumerate(instructions.blocks):
             kind = "rules" if id(file) in rules else "instruction_file"
             joined = block if index == 0 else f"\n\n{block}"
@@ -175,17 +209,12 @@ class ContextAssembler:
             )
         if instructions.notice and instructions.text:
             pieces.append(
-                RequestPart(block=SYSTEM, kind="truncation_notice", name="truncation notice", source="bootstrap budget", text=f"\n\n{instructions.notice}")
+                RequestPart(block=SYSTEM, kind="truncation_notice", name="truncation notice", source="instruction budget", text=f"\n\n{instructions.notice}")
             )
-        if self._memory_prompt:
-            pieces.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=f"{SEPARATOR}{self._memory_prompt.strip()}"))
         if "".join(p.text for p in pieces) != text:
-            return self._whole_memory(text)
+            # The pieces must add up to exactly what is sent; if they do not, attribute the whole.
+            return [RequestPart(block=SYSTEM, kind="instruction_file", name="instruction files", source="user memory", text=text)]
         return pieces
-
-    def _whole_memory(self, text: str) -> list[RequestPart]:
-        # The pieces must add up to exactly what is sent; if they do not, attribute the whole.
-        return [RequestPart(block=SYSTEM, kind="instruction_file", name="instruction files", source="user memory", text=text)]
 
     # -- each request --------------------------------------------------------------------------
 
@@ -262,6 +291,7 @@ class ContextAssembler:
         return [*result.messages, *current], result.system_prompt_addition or ""
 
     def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
+        self._refresh_git(history)
         if self._prompt_error:
             raise ContextError(self._prompt_error)
         history, addition = self._engine_view(history)
