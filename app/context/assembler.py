@@ -18,6 +18,7 @@ from pathlib import Path
 from app.config import Settings
 from app.context.compaction.compose import live_tail_start
 from app.context.compaction.pairing import repair_tool_pairs
+from app.context.compaction.fit import does_not_fit
 from app.context.compaction.pruning import prune_view
 from app.context.compaction.slimming import cap_oversized
 from app.context.instructions.budget import resolve_caps
@@ -314,6 +315,20 @@ class ContextAssembler:
             context_window=self.context_window,
             token_method=self.counter.method,
         )
+
+    def request_tokens(self, history: list[Message], tools: list[dict]) -> int:
+        """Our count of the request ``history`` would make (the built-in view), without assembling it."""
+        fixed = sum(p.tokens for p in (*self._system_parts, *self._prelude_parts))
+        schemas = sum(self.counter.count(p.text) for p in tool_schema_parts(tools))
+        messages = sum(self.counter.count(p.text) + p.fixed_tokens for p in message_parts(self.view_of(history)))
+        return fixed + schemas + messages
+
+    def fixed_tokens(self, request: AssembledRequest) -> int:
+        """What no compaction can shrink: system prompt, tools, and the session prelude (skills listing)."""
+        return sum(p.tokens for p in request.parts if p.block != MESSAGES or (p.message_index is not None and p.message_index < len(self._prelude)))
+
+    def does_not_fit(self, request: AssembledRequest, *, tokens: int, scale: object = None, fixed_part: bool = False) -> str:
+        return does_not_fit(request, tokens=tokens, window=self.context_window, fixed_messages=len(self._prelude), fixed_part=fixed_part)
 
     def view_of(self, history: list[Message]) -> list[Message]:
         """What is sent of the history: tool pairs repaired, old results pruned once the cache is cold,

@@ -143,8 +143,9 @@ FAULTS = [
         [Reply.error(400, TOO_LONG)],
         1,
         "The request is larger than the model's context window (HTTP 400): This model's maximum context length is 32768 tokens. "
-        "However, your messages resulted in 40000 tokens. Compacting did not help: No compression needed: the conversation is too short. "
-        "Start a new session (/new), or /compress with a focus on what matters now.",
+        "However, your messages resulted in 40000 tokens. Compacting did not help: Could not compress chat history: the conversation is "
+        "too short to summarize, and it has no large tool result or pasted block to cut (4,357 tokens; the hard limit is 25,400 of a "
+        "32,000-token window). Start a new session (/new), or /compress with a focus on what matters now.",
     ),
     Fault("tool call with invalid JSON arguments", [Reply.tool_calls([("c1", "read_file", '{"path": "READ')]), Reply.text("I will not guess.")], 2, check=_bad_arguments_answered),
     Fault("tool call to an unknown tool", [Reply.tool_calls([("c1", "delete_everything", {"all": True})]), Reply.text("No such tool.")], 2, check=_unknown_tool_answered),
