@@ -7,12 +7,14 @@ keeps the app from starting.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import os
 import re
 import types
 import typing
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -71,8 +73,11 @@ class ContextSettings:
 
 @dataclass
 class CompactionSettings:
-    # Fraction of the window where auto-compaction starts (seed-era formula, default 0.7).
-    pct: float = 0.7
+    # Fraction of the window where auto-compaction starts. Unset: the seed's formula (70 %, or 33 K
+    # before the end of a large window); set: exactly that fraction (see compaction/thresholds.py).
+    pct: float | None = None
+    # Where an explicit pct was set (a settings file, "environment", "command line"); filled while loading.
+    pct_source: str = field(default="", metadata={"internal": True})
     auto: bool = True
     # Interactive sessions show a countdown before auto-compaction; Esc skips it (hard still forces).
     auto_delay_seconds: float = 3.0
@@ -181,26 +186,38 @@ def load_settings(paths: Paths, flags: dict[str, Any] | None = None, env: dict[s
             settings.sources.append(str(path))
             layer = "project" if path == paths.project_settings_file else "user"
             settings.hooks.extend(_hook_entries(data.pop("hooks", None), str(path), layer, settings.warnings))
-            _apply(settings, data, str(path), settings.warnings)
+            with _origin_of_pct(settings, str(path)):
+                _apply(settings, data, str(path), settings.warnings)
     env = os.environ if env is None else env
     env_layer: dict[str, Any] = {}
     for var, dotted in ENV_VARS.items():
         value = env.get(var, "").strip()
         if value:
             _set_dotted(env_layer, dotted, value)
-    _apply(settings, env_layer, "environment", settings.warnings, coerce_strings=True)
+    with _origin_of_pct(settings, "environment"):
+        _apply(settings, env_layer, "environment", settings.warnings, coerce_strings=True)
     if flags:
         layer: dict[str, Any] = {}
         for dotted, value in flags.items():
             if value is not None:
                 _set_dotted(layer, dotted, value)
-        _apply(settings, layer, "command line", settings.warnings)
+        with _origin_of_pct(settings, "command line"):
+            _apply(settings, layer, "command line", settings.warnings)
     if settings.approval_mode not in APPROVAL_MODES:
         settings.warnings.append(
             f"approval_mode {settings.approval_mode!r} is not one of {', '.join(APPROVAL_MODES)}; using 'default'"
         )
         settings.approval_mode = "default"
     return settings
+
+
+@contextlib.contextmanager
+def _origin_of_pct(settings: Settings, source: str) -> Iterator[None]:
+    """Remember which layer set compaction.pct, so /context can say where the thresholds came from."""
+    before = settings.compaction.pct
+    yield
+    if settings.compaction.pct != before:
+        settings.compaction.pct_source = source
 
 
 def _hook_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> list[dict[str, Any]]:

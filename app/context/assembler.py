@@ -367,6 +367,7 @@ class ContextAssembler:
             problems=self.problems,
             calibration_ratio=self.calibration.ratio if source == "estimate" else 1.0,
             compaction_pct=self.settings.compaction.pct,
+            compaction_origin=self.settings.compaction.pct_source,
         )
 
     def recount(self) -> None:

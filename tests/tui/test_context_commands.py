@@ -75,7 +75,7 @@ async def test_context_before_any_request_is_assembled_on_the_spot(fake_llm: Fak
         assert lines[0] == "Context breakdown — assembled now, not sent · estimated token counts (UTF-8 bytes/4)"
         assert lines[1].startswith(f"Model fake-model · session {app.runtime.session_id[:8]} · ")  # type: ignore[union-attr]
         assert lines[2].startswith("Window 32,000 · used ")
-        assert lines[3] == "Thresholds: warn 19,200 · auto-compact 22,400 · hard 25,400"
+        assert lines[3] == "Thresholds: warn 19,200 · auto-compact 22,400 · hard 25,400 (the default formula: auto at max(70% of the window, window - 33,000))"
         qwen = next(line for line in lines if line.startswith("  QWEN.md "))
         assert qwen.split()[1] == "OK" and f"{estimate_tokens(QWEN_BLOCK)} tok" in qwen
         assert any(line.split() == ["AGENTS.md", "MISSING"] for line in lines)

@@ -127,7 +127,7 @@ class Compactor:
 
     @property
     def thresholds(self) -> Thresholds:
-        return compute_thresholds(self.context_window, self.settings.pct)
+        return compute_thresholds(self.context_window, self.settings.pct, origin=self.settings.pct_source)
 
     @property
     def paused(self) -> bool:

@@ -121,6 +121,7 @@ class ContextMap(Widget, can_focus=True):
         self.reported: int | None = None
         self.thresholds: Thresholds | None = None
         self.pct: float | None = None  # compaction.pct, as the gauge uses it
+        self.origin = ""
         self.token_method = ""
         self.streaming_tokens = 0
 
@@ -130,7 +131,7 @@ class ContextMap(Widget, can_focus=True):
         self.window = request.context_window
         self.used = request.total_tokens
         self.reported = reported
-        self.thresholds = compute_thresholds(self.window, self.pct) if self.window else None
+        self.thresholds = compute_thresholds(self.window, self.pct, origin=self.origin) if self.window else None
         self.token_method = request.token_method
         self.streaming_tokens = 0
         # Keep the selection on the same block across updates.
