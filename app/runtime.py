@@ -37,7 +37,7 @@ from app.context.memory.manager import MemoryManager
 from app.core.history import Message, ToolCall, Usage
 from app.core.llm.provider import Provider
 from app.core.tools.permission_rules import escape_pattern, parse_rule
-from app.core.llm.models import context_window_for, takes_images
+from app.core.llm.models import context_window_for, output_token_limit, takes_images
 from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
 from app.core.session.auto_title import AutoTitler
@@ -286,7 +286,8 @@ def model_provider(settings: Settings) -> Provider:
         api_key=model.api_key,
         connect_timeout=model.connect_timeout,
         read_timeout=model.read_timeout,
-        max_output_tokens=model.max_output_tokens,
+        # Every request carries max_tokens; the conversation's own requests cap it by what the window leaves.
+        max_output_tokens=output_token_limit(context_window_for(model.name, model.context_window), model.max_output_tokens),
         temperature=model.temperature,
     )
 

@@ -36,6 +36,7 @@ from app.context.engine_turns import TurnLedger
 from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.agent import ContextError
 from app.core.history import Message, Usage
+from app.core.llm.models import output_tokens_for
 from app.core.tokens import Calibration, TokenCounter
 from app.paths import Paths
 
@@ -307,13 +308,16 @@ class ContextAssembler:
             source = self.ledger.active.info.id if self.ledger else ""
             system.insert(0, RequestPart(block=SYSTEM, kind="section", name="engine addition", source=source, text=f"{addition}\n\n"))
         prelude = [replace(p) for p in self._prelude_parts]
+        parts = [*system, *tool_parts, *prelude, *history_parts]
+        used = self.calibration.apply(sum(p.tokens for p in parts))
         return AssembledRequest(
-            parts=[*system, *tool_parts, *prelude, *history_parts],
+            parts=parts,
             messages=[*self._prelude, *history],
             tools=list(tools),
             model=self.model,
             context_window=self.context_window,
             token_method=self.counter.method,
+            max_tokens=output_tokens_for(self.context_window, used, self.settings.model.max_output_tokens),
         )
 
     def request_tokens(self, history: list[Message], tools: list[dict]) -> int:
