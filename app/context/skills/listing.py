@@ -93,5 +93,7 @@ def _cap(text: str) -> str:
 
 
 def _escape(text: str) -> str:
-    # Only what could close or open a tag; quotes are harmless in element text.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # As Qwen Code 0.24.4 escapes it: what could open or close a tag, and both quotes.
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&apos;").replace('"', "&quot;")
+    )
