@@ -146,3 +146,18 @@ async def test_a_conversation_that_cannot_be_made_to_fit_stops_with_the_numbers(
     subtypes = [r.get("subtype") for r in _records(runtime)]
     assert "compaction_failed" in subtypes and "context_overflow" in subtypes
     await runtime.aclose()
+
+
+async def test_p_prints_the_failed_compaction_and_exits_non_zero(fake_llm: FakeOpenAIServer, repo: Path) -> None:
+    runtime = build_runtime(_settings(fake_llm, 9_000), Paths.for_cwd(repo))
+    assert runtime.agent is not None
+    for i in range(60):
+        runtime.agent.history += [Message.user(f"q{i} " + "x" * 300), Message(role="assistant", content=f"a{i} " + "y" * 300)]
+    fake_llm.push(Reply.error(500))
+    out, err = io.StringIO(), io.StringIO()
+    code = await run_headless(runtime, "next", "text", out=out, err=err)
+    await runtime.aclose()
+    lines = err.getvalue().splitlines()
+    assert code == EXIT_FAILED
+    assert any(line.startswith("warning: Failed to compress chat history: the summarizer request failed") and "the hard limit is" in line for line in lines)
+    assert any(line.startswith("error: The request does not fit the model's context window even after compacting:") for line in lines)
