@@ -331,7 +331,8 @@ class ContextAssembler:
         """What no compaction can shrink: system prompt, tools, and the session prelude (skills listing)."""
         return sum(p.tokens for p in request.parts if p.block != MESSAGES or (p.message_index is not None and p.message_index < len(self._prelude)))
 
-    def does_not_fit(self, request: AssembledRequest, *, tokens: int, scale: object = None, fixed_part: bool = False) -> str:
+    def does_not_fit(self, request: AssembledRequest, *, tokens: int, fixed_part: bool = False) -> str:
+        """Why ``request`` (``tokens`` as the gate measures it) cannot be sent, part by part, and what to do."""
         return does_not_fit(request, tokens=tokens, window=self.context_window, fixed_messages=len(self._prelude), fixed_part=fixed_part)
 
     def view_of(self, history: list[Message]) -> list[Message]:

@@ -102,7 +102,7 @@ class CompactionSteps:
         tokens = compactor.gate_tokens(request.total_tokens)
         explain = getattr(self.assembler, "does_not_fit", None)  # type: ignore[attr-defined]
         if callable(explain):
-            text = explain(request, tokens=tokens, scale=compactor.gate_tokens, fixed_part=fixed_part)
+            text = explain(request, tokens=tokens, fixed_part=fixed_part)
         else:
             text = f"The request ({tokens:,} tokens) does not fit the model's context window of {compactor.context_window:,} tokens."
         self._record_system("context_overflow", {"tokens": tokens, "window": compactor.context_window, "fixedPart": fixed_part, "message": text})  # type: ignore[attr-defined]
