@@ -60,6 +60,20 @@ async def test_gauge_bands_and_text() -> None:
         assert rendered_text(gauges[0]).count("│") == 1 and rendered_text(gauges[0]).count("┃") == 1
 
 
+async def test_the_gauge_says_which_thresholds_are_in_force_and_where_they_came_from() -> None:
+    app = GaugeHost([20_000, 20_000])
+    async with app.run_test(size=(100, 6)) as pilot:
+        default, explicit = list(app.query(BudgetGauge))
+        explicit.pct, explicit.origin = 0.5, "~/.config/agentctx/settings.yaml"
+        await pilot.pause()
+        rendered_text(default), rendered_text(explicit)  # the tooltip is set as the gauge draws
+        assert default.tooltip == (
+            "warn 19,200 · auto-compact 22,400 · hard 25,400 tokens (the default formula: auto at max(70% of the window, window - 33,000))"
+        )
+        assert explicit.tooltip == "warn 12,800 · auto-compact 16,000 · hard 19,000 tokens (compaction.pct 0.5 from ~/.config/agentctx/settings.yaml)"
+        assert (default.band, explicit.band) == ("warn", "auto")
+
+
 def test_gauge_snapshot_at_each_band(snap_compare) -> None:  # type: ignore[no-untyped-def]
     assert snap_compare(GaugeHost([count for count, _ in BANDS]), terminal_size=(100, 6))
 

@@ -85,7 +85,7 @@ def cut_message(message: Message, keep: int) -> Message:
     if cut <= 0:
         return message
     marker = CUT_MARKER.format(cut=cut, what=what)
-    return replace(message, content=f"{content[:head]}\n\n{marker}\n\n{content[tail_start:]}")
+    return replace(message, content=f"{content[:head].rstrip(chr(10))}\n\n{marker}\n\n{content[tail_start:]}")
 
 
 def _line_end(text: str, at: int) -> int:
