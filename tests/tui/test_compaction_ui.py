@@ -71,7 +71,7 @@ async def test_the_gauge_says_which_thresholds_are_in_force_and_where_they_came_
             "warn 19,200 · auto-compact 22,400 · hard 25,400 tokens (the default formula: auto at max(70% of the window, window - 33,000))"
         )
         assert explicit.tooltip == "warn 12,800 · auto-compact 16,000 · hard 19,000 tokens (compaction.pct 0.5 from ~/.config/agentctx/settings.yaml)"
-        assert (default.band, explicit.band) == ("warn", "auto")
+        assert (default.band, explicit.band) == ("warn", "hard")
 
 
 def test_gauge_snapshot_at_each_band(snap_compare) -> None:  # type: ignore[no-untyped-def]
