@@ -11,6 +11,7 @@ keeps the app from starting.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import dataclasses
 import os
@@ -18,6 +19,7 @@ import re
 import types
 import typing
 from dataclasses import dataclass, field
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -66,8 +68,9 @@ class ContextSettings:
     # Instruction file names searched in every directory (Qwen Code's context.fileName).
     file_name: list[str] = field(default_factory=lambda: ["QWEN.md", "AGENTS.md"])
     include_directories: list[str] = field(default_factory=list)
-    per_file_chars: int = 20_000
-    total_chars: int = 60_000
+    # Instruction-file caps in chars; unset, they scale with the window (10 % / 25 %, at least 20,000 / 60,000).
+    per_file_chars: int | None = None
+    total_chars: int | None = None
     import_format: str = "tree"
     # The context engine (an entry point in the group agentctx.context_engines); builtin when unset.
     engine: str = "builtin"
@@ -76,8 +79,11 @@ class ContextSettings:
 
 @dataclass
 class CompactionSettings:
-    # Fraction of the window where auto-compaction starts (seed-era formula, default 0.7).
-    pct: float = 0.7
+    # Fraction of the window where auto-compaction starts. Unset: the seed's formula (70 %, or 33 K
+    # before the end of a large window); set: exactly that fraction (see compaction/thresholds.py).
+    pct: float | None = None
+    # Where an explicit pct was set (a settings file, "environment", "command line"); filled while loading.
+    pct_source: str = field(default="", metadata={"internal": True})
     auto: bool = True
     # Interactive sessions show a countdown before auto-compaction; Esc skips it (hard still forces).
     auto_delay_seconds: float = 3.0
@@ -212,14 +218,16 @@ def load_settings(
         if value:
             _set_dotted(env_layer, dotted, value)
     _note_permission_sources(settings, env_layer, "environment (AGENTCTX_APPROVAL_MODE)")
-    _apply(settings, env_layer, "environment", settings.warnings, coerce_strings=True)
+    with _origin_of_pct(settings, "environment"):
+        _apply(settings, env_layer, "environment", settings.warnings, coerce_strings=True)
     if flags:
         layer: dict[str, Any] = {}
         for dotted, value in flags.items():
             if value is not None:
                 _set_dotted(layer, dotted, value)
         _note_permission_sources(settings, layer, "command line")
-        _apply(settings, layer, "command line", settings.warnings)
+        with _origin_of_pct(settings, "command line"):
+            _apply(settings, layer, "command line", settings.warnings)
     if settings.approval_mode not in APPROVAL_MODES:
         settings.warnings.append(
             f"approval_mode {settings.approval_mode!r} is not one of {', '.join(APPROVAL_MODES)}; using 'default'"
@@ -235,7 +243,8 @@ def _apply_layer(settings: Settings, data: dict[str, Any], source: str, layer: s
     servers = data.pop("mcp_servers", None)
     servers = data.pop("mcpServers", None) if servers is None else servers
     settings.mcp_servers.update(_mcp_entries(servers, source, layer, settings.warnings))
-    _apply(settings, data, source, settings.warnings)
+    with _origin_of_pct(settings, source):
+        _apply(settings, data, source, settings.warnings)
 
 
 def _note_permission_sources(settings: Settings, data: dict[str, Any], label: str) -> None:
@@ -331,6 +340,15 @@ def _mcp_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> dict
             continue
         servers[str(name)] = {**spec, "_layer": layer}
     return servers
+
+
+@contextlib.contextmanager
+def _origin_of_pct(settings: Settings, source: str) -> Iterator[None]:
+    """Remember which layer set compaction.pct, so /context can say where the thresholds came from."""
+    before = settings.compaction.pct
+    yield
+    if settings.compaction.pct != before:
+        settings.compaction.pct_source = source
 
 
 def _hook_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> list[dict[str, Any]]:

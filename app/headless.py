@@ -15,6 +15,7 @@ from typing import IO, Any
 
 from app.core.events import (
     ApprovalNeeded,
+    CompactionFinished,
     Event,
     Notice,
     Retrying,
@@ -88,6 +89,8 @@ def _print_text_event(event: Event, out: IO[str], err: IO[str]) -> None:
         print(f"{event.level}: {event.text}", file=err)
     elif isinstance(event, ToolCallFinished):
         print(f"[{event.status}] {event.summary}", file=err)
+    elif isinstance(event, CompactionFinished) and not event.ok:
+        print(f"warning: {event.message}", file=err)
 
 
 def _result_object(runtime: Runtime, final: Event | None, tool_calls: list[dict[str, Any]], duration_ms: int) -> dict[str, Any]:

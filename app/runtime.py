@@ -39,7 +39,7 @@ from app.context.memory.paths import MemoryPaths
 from app.core.history import Message, ToolCall, Usage
 from app.core.llm.provider import Provider
 from app.core.tools.permission_rules import escape_pattern, parse_rule
-from app.core.llm.models import context_window_for, takes_images
+from app.core.llm.models import context_window_for, output_token_limit, takes_images
 from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
 from app.core.session.auto_title import AutoTitler
@@ -179,13 +179,12 @@ class Runtime:
 
 
 def git_branch(root: Path) -> str | None:
-    head = root / ".git" / "HEAD"
-    try:
-        text = head.read_text(encoding="utf-8").strip()
-    except OSError:
+    """The branch the session record names, read the way the git snapshot reads it (right in a worktree too)."""
+    if not (root / ".git").exists():
         return None
-    prefix = "ref: refs/heads/"
-    return text[len(prefix):] if text.startswith(prefix) else None
+    from app.context.prompt.git_info import read_branch
+
+    return read_branch(root)
 
 
 @dataclass
@@ -337,7 +336,8 @@ def model_provider(settings: Settings) -> Provider:
         api_key=model.api_key,
         connect_timeout=model.connect_timeout,
         read_timeout=model.read_timeout,
-        max_output_tokens=model.max_output_tokens,
+        # Every request carries max_tokens; the conversation's own requests cap it by what the window leaves.
+        max_output_tokens=output_token_limit(context_window_for(model.name, model.context_window), model.max_output_tokens),
         temperature=model.temperature,
     )
 

@@ -18,21 +18,25 @@ from pathlib import Path
 from app.config import Settings
 from app.context.compaction.compose import live_tail_start
 from app.context.compaction.pairing import repair_tool_pairs
+from app.context.compaction.fit import does_not_fit
 from app.context.compaction.pruning import prune_view
 from app.context.compaction.slimming import cap_oversized
+from app.context.instructions.budget import resolve_caps
 from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
+from app.context.prompt.git_changes import changes_git
+from app.context.prompt.git_snapshot import git_snapshot
 from app.context.prompt.prelude import prelude_messages, prelude_text
 from app.context.prompt.suffix import SEPARATOR
 from app.context.memory.manager import MemoryManager
-from app.context.memory.prompt import append_memory_prompt
 from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
 from app.context.engine_turns import TurnLedger
 from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.agent import ContextError
 from app.core.history import Message, Usage
+from app.core.llm.models import output_tokens_for
 from app.core.tokens import Calibration, TokenCounter
 from app.paths import Paths
 
@@ -70,6 +74,8 @@ class ContextAssembler:
     _memory_prompt: str = ""
     _prelude_parts: list[RequestPart] = field(default_factory=list)
     _git: GitInfo | None = None
+    _git_calls: set[str] = field(default_factory=set)
+    _git_scanned: int = 0
     _prompt_error: str = ""
 
     def __post_init__(self) -> None:
@@ -78,6 +84,7 @@ class ContextAssembler:
                 self.home = Path.home()
             except (RuntimeError, KeyError):
                 self.home = None
+        # Read once per session (and again after the agent's own git commands, see _refresh_git).
         self._git = read_git_info(self.paths.project_root) if (self.paths.project_root / ".git").exists() else None
         self._build_prelude()
         self.refresh()
@@ -114,9 +121,18 @@ class ContextAssembler:
             per_file_cap=context.per_file_chars,
             total_cap=context.total_chars,
             import_format=context.import_format,
+            window_tokens=self.context_window,
         )
-        self.problems = list(self.instructions.problems)
-        user_memory = self._user_memory_text(self.instructions)
+        self._memory_prompt = self.memory.prompt_section() if self.memory is not None else ""
+        self._build_prompt()
+
+    def _build_prompt(self) -> None:
+        instructions = self.instructions
+        assert instructions is not None
+        self.problems = list(instructions.problems)
+        user_memory = instructions.text
+        if instructions.notice and user_memory:
+            user_memory = f"{user_memory}\n\n{instructions.notice}"
         try:
             self.prompt = build_system_prompt(
                 PromptContext(
@@ -124,6 +140,7 @@ class ContextAssembler:
                     project_root=self.paths.project_root,
                     model=self.model,
                     user_memory=user_memory,
+                    memory_index=self._memory_prompt,
                     append=self.settings.append_system_prompt,
                     env=self.env,
                     home=self.home,
@@ -138,15 +155,33 @@ class ContextAssembler:
             return
         self._prompt_error = ""
         self.problems.extend(self.prompt.warnings)
-        self._system_parts = self._split_sections(self.prompt, self.instructions)
+        self.problems.extend(self._git_problems())
+        self._system_parts = self._split_sections(self.prompt, instructions)
         self.recount()
 
-    def _user_memory_text(self, instructions: InstructionSet) -> str:
-        text = instructions.text
-        if instructions.notice and text:
-            text = f"{text}\n\n{instructions.notice}"
-        self._memory_prompt = self.memory.prompt_section() if self.memory is not None else ""
-        return append_memory_prompt(text, self._memory_prompt) if self._memory_prompt else text
+    def _git_problems(self) -> list[str]:
+        """A credential in a commit subject or a file name is masked; the person is told once where it was."""
+        if self._git is None:
+            return []
+        labels = dict.fromkeys(git_snapshot(self._git).secrets)
+        return [f"git output (commit subjects, status) in {self._git.root} holds what looks like a credential ({label}); it is masked in the prompt" for label in labels]
+
+    def _refresh_git(self, history: list[Message]) -> None:
+        """After the agent's own git-changing shell command the snapshot is read again (and the prompt rebuilt)."""
+        if self._git is None:
+            return
+        if len(history) < self._git_scanned:  # compacted: everything before is already accounted for
+            self._git_scanned = 0
+        changed = False
+        for message in history[self._git_scanned :]:
+            for call in message.tool_calls or ():
+                if call.id not in self._git_calls and changes_git(call):
+                    self._git_calls.add(call.id)
+                    changed = True
+        self._git_scanned = len(history)
+        if changed:
+            self._git = read_git_info(self.paths.project_root) or self._git
+            self._build_prompt()
 
     def _split_sections(self, prompt: SystemPrompt, instructions: InstructionSet) -> list[RequestPart]:
         parts: list[RequestPart] = []
@@ -154,17 +189,20 @@ class ContextAssembler:
             if section.name == section_names.USER_MEMORY:
                 parts.extend(self._memory_parts(section.text, instructions))
                 continue
+            if section.name == section_names.MEMORY_INDEX:
+                body = section.text.removeprefix(SEPARATOR)
+                if body != section.text:
+                    parts.append(RequestPart(block=SYSTEM, kind="separator", name="separator", source="suffix rule", text=SEPARATOR))
+                parts.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=body))
+                continue
             kind = _SECTION_KINDS.get(section.name, "section")
             parts.append(RequestPart(block=SYSTEM, kind=kind, name=section.name, source=section.source, text=section.text))
         return parts
 
     def _memory_parts(self, text: str, instructions: InstructionSet) -> list[RequestPart]:
-        """The user-memory suffix, one part per instruction file (and the memory index) so each is attributed."""
+        """The instruction files' section, one part per file so each is attributed."""
         rules = {id(f) for f in instructions.rules}
         pieces = [RequestPart(block=SYSTEM, kind="separator", name="separator", source="suffix rule", text=SEPARATOR)]
-        if not instructions.text and self._memory_prompt:
-            pieces.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=self._memory_prompt.strip()))
-            return pieces if "".join(p.text for p in pieces) == text else self._whole_memory(text)
         for index, (file, block) in enumerate(instructions.blocks):
             kind = "rules" if id(file) in rules else "instruction_file"
             joined = block if index == 0 else f"\n\n{block}"
@@ -173,17 +211,12 @@ class ContextAssembler:
             )
         if instructions.notice and instructions.text:
             pieces.append(
-                RequestPart(block=SYSTEM, kind="truncation_notice", name="truncation notice", source="bootstrap budget", text=f"\n\n{instructions.notice}")
+                RequestPart(block=SYSTEM, kind="truncation_notice", name="truncation notice", source="instruction budget", text=f"\n\n{instructions.notice}")
             )
-        if self._memory_prompt:
-            pieces.append(RequestPart(block=SYSTEM, kind="memory_index", name="auto-memory", source="memory index", text=f"{SEPARATOR}{self._memory_prompt.strip()}"))
         if "".join(p.text for p in pieces) != text:
-            return self._whole_memory(text)
+            # The pieces must add up to exactly what is sent; if they do not, attribute the whole.
+            return [RequestPart(block=SYSTEM, kind="instruction_file", name="instruction files", source="user memory", text=text)]
         return pieces
-
-    def _whole_memory(self, text: str) -> list[RequestPart]:
-        # The pieces must add up to exactly what is sent; if they do not, attribute the whole.
-        return [RequestPart(block=SYSTEM, kind="instruction_file", name="instruction files", source="user memory", text=text)]
 
     # -- each request --------------------------------------------------------------------------
 
@@ -260,6 +293,7 @@ class ContextAssembler:
         return [*result.messages, *current], result.system_prompt_addition or ""
 
     def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
+        self._refresh_git(history)
         if self._prompt_error:
             raise ContextError(self._prompt_error)
         history, addition = self._engine_view(history)
@@ -274,14 +308,32 @@ class ContextAssembler:
             source = self.ledger.active.info.id if self.ledger else ""
             system.insert(0, RequestPart(block=SYSTEM, kind="section", name="engine addition", source=source, text=f"{addition}\n\n"))
         prelude = [replace(p) for p in self._prelude_parts]
+        parts = [*system, *tool_parts, *prelude, *history_parts]
+        used = self.calibration.apply(sum(p.tokens for p in parts))
         return AssembledRequest(
-            parts=[*system, *tool_parts, *prelude, *history_parts],
+            parts=parts,
             messages=[*self._prelude, *history],
             tools=list(tools),
             model=self.model,
             context_window=self.context_window,
             token_method=self.counter.method,
+            max_tokens=output_tokens_for(self.context_window, used, self.settings.model.max_output_tokens),
         )
+
+    def request_tokens(self, history: list[Message], tools: list[dict]) -> int:
+        """Our count of the request ``history`` would make (the built-in view), without assembling it."""
+        fixed = sum(p.tokens for p in (*self._system_parts, *self._prelude_parts))
+        schemas = sum(self.counter.count(p.text) for p in tool_schema_parts(tools))
+        messages = sum(self.counter.count(p.text) + p.fixed_tokens for p in message_parts(self.view_of(history)))
+        return fixed + schemas + messages
+
+    def fixed_tokens(self, request: AssembledRequest) -> int:
+        """What no compaction can shrink: system prompt, tools, and the session prelude (skills listing)."""
+        return sum(p.tokens for p in request.parts if p.block != MESSAGES or (p.message_index is not None and p.message_index < len(self._prelude)))
+
+    def does_not_fit(self, request: AssembledRequest, *, tokens: int, fixed_part: bool = False) -> str:
+        """Why ``request`` (``tokens`` as the gate measures it) cannot be sent, part by part, and what to do."""
+        return does_not_fit(request, tokens=tokens, window=self.context_window, fixed_messages=len(self._prelude), fixed_part=fixed_part)
 
     def view_of(self, history: list[Message]) -> list[Message]:
         """What is sent of the history: tool pairs repaired, old results pruned once the cache is cold,
@@ -308,18 +360,19 @@ class ContextAssembler:
                 self.problems.append(f"Could not save the context report: {exc}")
 
     def report(self, request: AssembledRequest, *, source: str, usage: Usage | None = None) -> ContextReport:
-        context = self.settings.context
+        caps = self.instructions.caps if self.instructions is not None else resolve_caps(None, None, self.context_window)
         return build_report(
             request,
             source=source,
             session_id=self.session_id,
             usage=usage,
             instruction_rows=self.instruction_rows(),
-            per_file_cap=context.per_file_chars,
-            total_cap=context.total_chars,
+            per_file_cap=caps.per_file,
+            total_cap=caps.total,
             problems=self.problems,
             calibration_ratio=self.calibration.ratio if source == "estimate" else 1.0,
             compaction_pct=self.settings.compaction.pct,
+            compaction_origin=self.settings.compaction.pct_source,
         )
 
     def recount(self) -> None:

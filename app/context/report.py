@@ -49,6 +49,7 @@ class ContextReport:
     warn: float
     auto: float
     hard: float
+    thresholds_source: str = ""
     groups: list[Row] = field(default_factory=list)
     system_sections: list[Row] = field(default_factory=list)
     instruction_files: list[Row] = field(default_factory=list)
@@ -126,13 +127,14 @@ def build_report(
     session_id: str,
     usage: Usage | None = None,
     compaction_pct: float | None = None,
+    compaction_origin: str = "",
     instruction_rows: list[Row] | None = None,
     per_file_cap: int = 0,
     total_cap: int = 0,
     problems: list[str] | None = None,
     calibration_ratio: float = 1.0,
 ) -> ContextReport:
-    thresholds = compute_thresholds(request.context_window, compaction_pct)
+    thresholds = compute_thresholds(request.context_window, compaction_pct, origin=compaction_origin)
     groups = []
     for group in GROUP_ORDER:
         members = [p for p in request.parts if p.group == group]
@@ -162,6 +164,7 @@ def build_report(
         warn=thresholds.warn,
         auto=thresholds.auto,
         hard=thresholds.hard,
+        thresholds_source=thresholds.source,
         groups=groups,
         system_sections=system,
         instruction_files=files,
@@ -218,7 +221,8 @@ def _header(report: ContextReport, title: str) -> list[str]:
         f"Model {report.model or '?'} · session {report.session_id[:8] or '—'} · {report.generated_at}",
         f"Window {fmt(report.context_window)} · used {fmt(report.used_tokens)} ({_pct(report.used_tokens, report.context_window)})"
         f" · free {fmt(report.free_tokens)}",
-        f"Thresholds: warn {fmt(report.warn)} · auto-compact {fmt(report.auto)} · hard {fmt(report.hard)}",
+        f"Thresholds: warn {fmt(report.warn)} · auto-compact {fmt(report.auto)} · hard {fmt(report.hard)}"
+        + (f" ({report.thresholds_source})" if report.thresholds_source else ""),
     ]
     if report.reported_prompt_tokens:
         gap = report.reported_prompt_tokens - report.tracked_tokens

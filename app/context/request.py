@@ -83,13 +83,14 @@ class AssembledRequest:
     context_window: int
     token_method: str = "estimate"
     created_at: float = field(default_factory=time.time)
+    max_tokens: int | None = None  # the answer's limit, sent on every request
 
     @property
     def system_text(self) -> str:
         return "".join(p.text for p in self.parts if p.block == SYSTEM)
 
     def to_chat_request(self) -> ChatRequest:
-        return ChatRequest(system=self.system_text, messages=list(self.messages), tools=list(self.tools))
+        return ChatRequest(system=self.system_text, messages=list(self.messages), tools=list(self.tools), max_tokens=self.max_tokens)
 
     @property
     def total_tokens(self) -> int:

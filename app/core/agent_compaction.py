@@ -58,6 +58,7 @@ class CompactionSteps:
         assembled = self.assembler.assemble(self.history, tools)  # type: ignore[attr-defined]
         self._assembler_notices(emit)
         tokens = compactor.gate_tokens(assembled.total_tokens)
+        self._refuse_if_fixed_part_too_big(assembled, emit)
         band = compactor.band(tokens)
         if band != "ok" and not compactor.warned:
             compactor.warned = True
@@ -73,8 +74,41 @@ class CompactionSteps:
             trigger = band
         else:
             return assembled
-        result = await self._compact(emit, trigger=trigger, forced=band == "hard")
-        return self.assembler.assemble(self.history, tools) if result.ok else assembled  # type: ignore[attr-defined]
+        result = await self._compact(emit, trigger=trigger, forced=band == "hard", tools=tools)
+        request = self.assembler.assemble(self.history, tools) if result.ok else assembled  # type: ignore[attr-defined]
+        self._refuse_if_over_window(request, emit)
+        return request
+
+    # -- what is never sent -------------------------------------------------------------------------
+
+    def _refuse_if_fixed_part_too_big(self, request: AssembledRequest, emit: Emit) -> None:
+        """No compaction can make the system prompt, tools and skills smaller: say what they weigh and stop."""
+        compactor = self.compactor
+        fixed = getattr(self.assembler, "fixed_tokens", None)  # type: ignore[attr-defined]
+        if compactor is None or not callable(fixed):
+            return
+        if compactor.gate_tokens(fixed(request)) >= compactor.context_window:
+            self._refuse(request, emit, fixed_part=True)
+
+    def _refuse_if_over_window(self, request: AssembledRequest, emit: Emit) -> None:
+        """A request known to be over the window would only be refused: stop the turn with the numbers instead."""
+        compactor = self.compactor
+        if compactor is not None and compactor.gate_tokens(request.total_tokens) >= compactor.context_window:
+            self._refuse(request, emit, fixed_part=False)
+
+    def _refuse(self, request: AssembledRequest, emit: Emit, *, fixed_part: bool) -> None:
+        compactor = self.compactor
+        assert compactor is not None
+        tokens = compactor.gate_tokens(request.total_tokens)
+        explain = getattr(self.assembler, "does_not_fit", None)  # type: ignore[attr-defined]
+        if callable(explain):
+            text = explain(request, tokens=tokens, fixed_part=fixed_part)
+        else:
+            text = f"The request ({tokens:,} tokens) does not fit the model's context window of {compactor.context_window:,} tokens."
+        self._record_system("context_overflow", {"tokens": tokens, "window": compactor.context_window, "fixedPart": fixed_part, "message": text})  # type: ignore[attr-defined]
+        from app.core.agent import ContextError  # the agent module imports this one
+
+        raise ContextError(text)
 
     def _assembler_notices(self, emit: Emit) -> None:
         """What the assembler must tell the person during the turn (a context engine quarantined)."""
@@ -126,11 +160,21 @@ class CompactionSteps:
 
     # -- doing it ---------------------------------------------------------------------------------
 
-    async def _compact(self, emit: Emit, *, trigger: str, focus: str = "", forced: bool = False) -> CompactionResult:
+    def _measure(self, tools: list[dict] | None) -> Callable[[list[Message]], int] | None:
+        """A history's size as the gate sees the request it makes: fixed parts included, server-calibrated."""
+        compactor = self.compactor
+        count = getattr(self.assembler, "request_tokens", None)  # type: ignore[attr-defined]
+        if compactor is None or not callable(count):
+            return None
+        schemas = tools if tools is not None else self.tools.schemas()  # type: ignore[attr-defined]
+        return lambda messages: compactor.gate_tokens(count(messages, schemas))
+
+    async def _compact(self, emit: Emit, *, trigger: str, focus: str = "", forced: bool = False, tools: list[dict] | None = None) -> CompactionResult:
         compactor = self.compactor
         assert compactor is not None
-        emit(CompactionStarted(trigger=trigger, tokens=compactor.count(self.history)))  # type: ignore[attr-defined]
-        result = await compactor.compact(self.history, trigger=trigger, focus=focus, forced=forced)  # type: ignore[attr-defined]
+        measure = self._measure(tools)
+        emit(CompactionStarted(trigger=trigger, tokens=(measure or compactor.count)(self.history)))  # type: ignore[attr-defined]
+        result = await compactor.compact(self.history, trigger=trigger, focus=focus, forced=forced, measure=measure)  # type: ignore[attr-defined]
         if result.ok and result.messages is not None:
             replaced = getattr(self.assembler, "history_replaced", None)  # type: ignore[attr-defined]
             if callable(replaced):
@@ -138,8 +182,10 @@ class CompactionSteps:
             self.history = list(result.messages)  # type: ignore[attr-defined]
             self._record_system("chat_compression", result.record_payload())  # type: ignore[attr-defined]
             self._pause_noticed = False
-        elif result.status.failed:
-            self._record_system("compaction_failed", {"trigger": trigger, "status": int(result.status), "message": result.message})  # type: ignore[attr-defined]
+        elif result.status.failed or trigger != "auto":
+            # Every compaction that did not happen is on the record with its numbers (a no-op asked for too).
+            payload = {"trigger": trigger, "status": int(result.status), "message": result.message, "tokens": result.tokens_before, "limit": result.limit}
+            self._record_system("compaction_failed", payload)  # type: ignore[attr-defined]
         emit(
             CompactionFinished(
                 trigger=trigger,

@@ -249,7 +249,9 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         # No answer since the latest compaction: the size that compaction left is the best figure.
         status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else runtime.resumed_tokens
         self.gauge.pct = self.settings.compaction.pct
+        self.gauge.origin = self.settings.compaction.pct_source
         self.query_one(ContextMap).pct = self.settings.compaction.pct
+        self.query_one(ContextMap).origin = self.settings.compaction.pct_source
         source = "reported" if last else ("estimate" if runtime.resumed_tokens else "")
         self.gauge.set_usage(status.used_tokens, status.context_window, source=source)
         self.refresh_map_estimate(runtime)

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
 # The side panel opens by itself on terminals at least this wide.
 AUTO_SHOW_MAP_WIDTH = 150
 CONTEXT_MODES = ("list", "detail", "map", "json")
+# A cut instruction file's row in /context (and the line that sums them up) is shown in the warning colour.
+CUT_FILE_LINE = r"^  \S.* TRUNCATED |^  ⚠ \d+ file\(s\) truncated"
 UNKNOWN_MODE = "Unknown /context mode. Use: /context, /context list, /context detail, /context map, or /context json"
 
 
@@ -134,7 +136,8 @@ class ContextActions:
         from app.context.report import RENDERERS
 
         title = {"list": "Context", "detail": "Context (detail)", "map": "Context map", "json": "Context (json)"}[mode]
-        self.push_screen(TextScreen(title, RENDERERS[mode](report)))  # type: ignore[attr-defined]
+        highlight = CUT_FILE_LINE if mode in ("list", "detail") else None
+        self.push_screen(TextScreen(title, RENDERERS[mode](report), highlight=highlight))  # type: ignore[attr-defined]
 
     # -- /memory -----------------------------------------------------------------------------------
 

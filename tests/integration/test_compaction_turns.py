@@ -76,7 +76,8 @@ async def test_auto_compaction_before_the_request_keeps_the_live_request_verbati
     finished = next(e for e in events if isinstance(e, CompactionFinished))
     assert finished.ok and finished.tokens_after < finished.tokens_before and finished.trigger == "auto"
     summarizer = fake_llm.requests[0].body
-    assert summarizer["max_tokens"] == 20_000 and summarizer["messages"][-1]["content"] == FINAL_INSTRUCTION
+    # 20,000 where the window leaves room for it (Qwen Code's figure); an 8k window leaves only the floor.
+    assert summarizer["max_tokens"] == 1_024 and summarizer["messages"][-1]["content"] == FINAL_INSTRUCTION
     assert "state_snapshot" in summarizer["messages"][0]["content"]
     sent = fake_llm.requests[1].conversation
     assert sent[0]["content"].startswith("<state_snapshot>") and sent[0]["content"].endswith(RESUME_TRAILER)
@@ -272,21 +273,23 @@ async def test_a_summary_larger_than_what_it_replaces_is_refused_and_nothing_cha
     agent = make_agent(fake_llm, workspace, tmp_path / "chats")
     agent.history.extend(_long_history(6, 4000))
     before = list(agent.history)
-    _compactor(agent, 8_000)
+    # A large window, so the summarizer may write more than the conversation holds (its limit is 20,000 here).
+    _compactor(agent, 100_000)
     bloated = "<state_snapshot><current_work>" + "padding " * 4_000 + "</current_work></state_snapshot>"
-    fake_llm.push(Reply.text(bloated), Reply.text("Answered anyway."))
-    events = await run_turn(agent, "go on")
+    fake_llm.push(Reply.text(bloated))
+    events = [event async for event in agent.compact()]
+    assert fake_llm.requests[0].body["max_tokens"] == 20_000
     finished = next(e for e in events if isinstance(e, CompactionFinished))
     assert not finished.ok and finished.status == "COMPRESSION_FAILED_INFLATED_TOKEN_COUNT"
     assert "would not have made the context smaller" in finished.message
-    assert agent.history[: len(before)] == before, "the conversation is unchanged"
-    assert isinstance(events[-1], TurnFinished)
+    assert f"{finished.tokens_before:,} tokens" in finished.message, "the numbers are in the message"
+    assert agent.history == before, "the conversation is unchanged"
     assert any(r.get("subtype") == "compaction_failed" for r in _records(agent))
 
 
 async def test_a_long_session_crosses_warn_then_auto_then_hard(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
     """One scripted session, each answer about 4,000 tokens, in a 40,000-token window (warn 24k, auto 28k, hard 31k)."""
-    fake_llm.responder = lambda request: Reply.text(GOOD_SUMMARY) if request.body.get("max_tokens") == 20_000 else Reply.text("w" * 16_000)
+    fake_llm.responder = lambda request: Reply.text(GOOD_SUMMARY) if request.body["messages"][-1]["content"] == FINAL_INSTRUCTION else Reply.text("w" * 16_000)
     agent = make_agent(fake_llm, workspace, tmp_path / "chats")
     compactor = _compactor(agent, 40_000)
     seen: list[tuple[int, str]] = []

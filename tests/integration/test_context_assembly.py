@@ -128,15 +128,54 @@ async def test_an_oversized_file_is_truncated_visibly(fake_llm: FakeOpenAIServer
     assert runtime.agent is not None
     [event async for event in runtime.agent.run("hi")]
     system = fake_llm.requests[0].messages[0]["content"]
-    assert "[...truncated, read QWEN.md for full content...]" in system
+    assert "[… QWEN.md is cut here to fit the instruction budget: kept lines 1-" in system
     assert "line 00000" in system and "line 02999" in system, "head and tail are kept"
     assert "line 01500" not in system
-    assert "[Bootstrap truncation warning]" in system
+    assert "[Instruction files cut]" in system
     assert "small agents file" in system
     rows = {r.name: r for r in runtime.assembler.instruction_rows()}
     assert rows["QWEN.md"].status == "TRUNCATED" and rows["QWEN.md"].raw_chars == len(big.rstrip())
     assert rows["AGENTS.md"].status == "OK"
     await runtime.aclose()
+
+
+def _real_agents_md(chars: int) -> str:
+    """An AGENTS.md shaped like real ones: headed sections of rules, one mandatory section near the end."""
+    sections: list[str] = []
+    index = 0
+    while sum(len(s) + 2 for s in sections) < chars - 400:
+        rules = "\n".join(f"- Rule {index}.{n}: run the checks before you push; never skip a failing test." for n in range(8))
+        sections.append(f"## Section {index}\n\n{rules}")
+        index += 1
+    sections.append("## Public API compatibility\n\n- Never change a public signature without a deprecation cycle.")
+    return "# Repository guidelines\n\n" + "\n\n".join(sections) + "\n"
+
+
+@pytest.mark.parametrize("window", [128_000, 32_768])
+async def test_a_35k_agents_md_is_whole_on_128k_and_cut_at_a_line_on_32k(fake_llm: FakeOpenAIServer, repo: Path, window: int) -> None:
+    agents = _real_agents_md(35_000)
+    assert 34_000 < len(agents) < 36_000
+    _tree(repo, {"AGENTS.md": agents})
+    settings = _settings(fake_llm)
+    settings.model.context_window = window
+    fake_llm.push(Reply.text("ok"))
+    await _turn(settings, repo)
+    system = fake_llm.requests[0].messages[0]["content"]
+    block = system[system.index("--- Context from: AGENTS.md ---\n") : system.index("\n--- End of Context from: AGENTS.md ---")]
+    body = block.split("\n", 1)[1]
+    if window == 128_000:
+        assert body == agents.strip(), "sent whole, byte for byte"
+        assert "cut here" not in system and "[Instruction files cut]" not in system
+        return
+    assert len(body) <= 20_000
+    head, marker, tail = body.split("\n\n[… ")[0], body.split("\n\n[… ")[1].split("]\n\n")[0], body.split("]\n\n", 1)[1]
+    lines = agents.split("\n")
+    assert head == "\n".join(lines[: len(head.split("\n"))]), "the head is whole lines from the start"
+    assert agents.rstrip().endswith(tail) and tail.split("\n")[0] in lines, "the tail starts at a line boundary"
+    assert marker.startswith("AGENTS.md is cut here to fit the instruction budget: kept lines 1-")
+    assert "read_file on AGENTS.md (offset " in marker
+    assert "Public API compatibility" in tail, "the last section survives the cut"
+    assert "[Instruction files cut]" in system
 
 
 async def test_bad_inputs_are_reported_and_never_stop_the_turn(fake_llm: FakeOpenAIServer, repo: Path, tmp_path: Path) -> None:
@@ -216,7 +255,7 @@ async def test_a_message_larger_than_the_window_is_cut_in_the_view_and_the_sessi
 
     settings = _settings(fake_llm)
     settings.model.context_window = 8_000
-    settings.compaction.auto = False  # this checks the view alone
+    settings.compaction.auto = False  # the view, and the hard limit's cut when the view alone is still too big
     pasted = "log line\n" * 9_000 + "THE LAST LINE"  # ~81,000 chars: about 20,000 tokens in an 8,000-token window
     fake_llm.push(Reply.text("That log ends with THE LAST LINE."), Reply.text("Still here."))
     runtime = build_runtime(settings, Paths.for_cwd(repo))
@@ -230,4 +269,4 @@ async def test_a_message_larger_than_the_window_is_cut_in_the_view_and_the_sessi
         assert len(sent) <= 8_000 * 4 * MAX_MESSAGE_SHARE
         assert sent.startswith("log line") and sent.endswith("THE LAST LINE") and "characters cut from the middle" in sent
     loaded = load_session(runtime.recorder.path)
-    assert [m.content for m in loaded.messages if m.role == "user"][0] == pasted, "the record keeps every character"
+    assert any(r.message is not None and r.message.content == pasted for r in loaded.records), "the record keeps every character"

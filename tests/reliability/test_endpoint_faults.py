@@ -143,8 +143,9 @@ FAULTS = [
         [Reply.error(400, TOO_LONG)],
         1,
         "The request is larger than the model's context window (HTTP 400): This model's maximum context length is 32768 tokens. "
-        "However, your messages resulted in 40000 tokens. Compacting did not help: No compression needed: the conversation is too short. "
-        "Start a new session (/new), or /compress with a focus on what matters now.",
+        "However, your messages resulted in 40000 tokens. Compacting did not help: Could not compress chat history: the conversation is "
+        "too short to summarize, and it has no large tool result or pasted block to cut ({tokens} tokens; the hard limit is 25,400 of a "
+        "32,000-token window). Start a new session (/new), or /compress with a focus on what matters now.",
     ),
     Fault("tool call with invalid JSON arguments", [Reply.tool_calls([("c1", "read_file", '{"path": "READ')]), Reply.text("I will not guess.")], 2, check=_bad_arguments_answered),
     Fault("tool call to an unknown tool", [Reply.tool_calls([("c1", "delete_everything", {"all": True})]), Reply.text("No such tool.")], 2, check=_unknown_tool_answered),
@@ -183,7 +184,9 @@ async def test_endpoint_fault(fake_llm: FakeOpenAIServer, repo: Path, fault: Fau
             assert isinstance(final, TurnFinished), final
         else:
             assert isinstance(final, TurnFailed), final
-            assert final.message == fault.failure.format(base_url=fake_llm.base_url)
+            # {tokens}: the conversation's size as the compaction measured it (it depends on the temporary path's length).
+            measured = next((f"{e.tokens_before:,}" for e in events if isinstance(e, CompactionFinished)), "")
+            assert final.message == fault.failure.format(base_url=fake_llm.base_url, tokens=measured)
         fault.check(events, script, runtime)
         assert recorded_prompts(runtime.recorder.path) == [prompt]
         record_property(BYTES_LOST, bytes_lost([prompt], runtime.recorder.path))

@@ -75,7 +75,7 @@ async def test_context_before_any_request_is_assembled_on_the_spot(fake_llm: Fak
         assert lines[0] == "Context breakdown — assembled now, not sent · estimated token counts (UTF-8 bytes/4)"
         assert lines[1].startswith(f"Model fake-model · session {app.runtime.session_id[:8]} · ")  # type: ignore[union-attr]
         assert lines[2].startswith("Window 32,000 · used ")
-        assert lines[3] == "Thresholds: warn 19,200 · auto-compact 22,400 · hard 25,400"
+        assert lines[3] == "Thresholds: warn 19,200 · auto-compact 22,400 · hard 25,400 (the default formula: auto at max(70% of the window, window - 33,000))"
         qwen = next(line for line in lines if line.startswith("  QWEN.md "))
         assert qwen.split()[1] == "OK" and f"{estimate_tokens(QWEN_BLOCK)} tok" in qwen
         assert any(line.split() == ["AGENTS.md", "MISSING"] for line in lines)
@@ -84,6 +84,20 @@ async def test_context_before_any_request_is_assembled_on_the_spot(fake_llm: Fak
 
         await _close(pilot)
         assert app.focused is app.prompt
+
+
+async def test_context_shows_a_cut_instruction_file_in_its_own_colour(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    write_instructions(workspace)
+    (workspace / "AGENTS.md").write_text("".join(f"- rule {i}: keep the tests green\n" for i in range(1500)), encoding="utf-8")
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await _open(pilot, "/context")
+        lines = screen._content().split("\n")
+        cut = next(line for line in lines if line.plain.startswith("  AGENTS.md "))
+        whole = next(line for line in lines if line.plain.startswith("  QWEN.md "))
+        assert cut.plain.split()[1] == "TRUNCATED"
+        assert "$warning" in str(cut.spans) and "$warning" not in str(whole.spans)
 
 
 async def _after_a_turn_with_a_tool_call(pilot, fake_llm: FakeOpenAIServer) -> tuple[AssembledRequest, ContextReport]:  # type: ignore[no-untyped-def]

@@ -379,3 +379,18 @@ async def test_the_map_marks_the_thresholds_the_gauge_acts_on(fake_llm: FakeOpen
 
         gauge = compute_thresholds(app.gauge.window, app.gauge.pct)
         assert app.gauge.pct == 0.5 and app.context_map.thresholds == gauge
+
+
+async def test_a_cut_instruction_file_has_its_own_colour() -> None:
+    request = _request()
+    request.parts.insert(3, _part(SYSTEM, "instruction_file", "AGENTS.md", 900))
+    request.parts[3].status = "TRUNCATED"
+    app = _MapHost()
+    async with app.run_test(size=(44, 24)) as pilot:
+        context_map = app.query_one(ContextMap)
+        context_map.show_request(request)
+        await pilot.pause()
+        lines = context_map.render().split("\n")
+        cut = next(line for line in lines if "AGENTS.md TRUNCATED" in line.plain)
+        whole = next(line for line in lines if "QWEN.md ·" in line.plain)
+        assert "$warning" in str(cut.spans) and "$warning" not in str(whole.spans)

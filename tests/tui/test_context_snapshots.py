@@ -66,8 +66,8 @@ def pinned_sources(monkeypatch: pytest.MonkeyPatch, workspace: Path) -> None:
     """A block's subtitle names its source files by absolute path: show the workspace as PROJECT."""
 
     class PinnedTextScreen(TextScreen):
-        def __init__(self, title: str, text: str, *, subtitle: str = "") -> None:
-            super().__init__(title, text, subtitle=subtitle.replace(str(workspace), PROJECT))
+        def __init__(self, title: str, text: str, *, subtitle: str = "", highlight: str | None = None) -> None:
+            super().__init__(title, text, subtitle=subtitle.replace(str(workspace), PROJECT), highlight=highlight)
 
     monkeypatch.setattr("app.tui.context_actions.TextScreen", PinnedTextScreen)
 

@@ -14,7 +14,7 @@ from app.context.instructions.budget import (
     total_near_limit,
     truncation_notice,
 )
-from app.context.instructions.truncation import clamp, compact_marker, long_marker, truncate_middle
+from app.context.instructions.truncation import clamp, cut_marker, truncate_middle
 
 
 def test_files_that_fit_are_injected_verbatim_after_rstrip() -> None:
@@ -23,41 +23,54 @@ def test_files_that_fit_are_injected_verbatim_after_rstrip() -> None:
     assert (b.text, b.raw_chars, b.status, b.causes) == ("  beta", 6, "OK", ())
 
 
-def test_long_marker_text() -> None:
-    assert long_marker("docs/QWEN.md", 3, 1, 10) == (
-        "[...truncated, read docs/QWEN.md for full content...]\n…(truncated docs/QWEN.md: kept 3+1 chars of 10)…"
+def test_the_marker_names_the_file_the_lines_kept_and_how_to_read_the_rest() -> None:
+    assert cut_marker("docs/QWEN.md", 3, 2, 10, 40, 100) == (
+        "[… docs/QWEN.md is cut here to fit the instruction budget: kept lines 1-3 and lines 9-10 of 10 "
+        "(40 of 100 characters). Lines 4-8 are left out; read them with read_file on docs/QWEN.md "
+        "(offset 4, limit 5) when they may matter.]"
     )
-    assert compact_marker(3, 1, 10) == "[…truncated 3+1/10]"
 
 
-def test_per_file_truncation_keeps_three_quarters_head_one_quarter_tail() -> None:
-    content = "H" * 500 + "T" * 500
-    (result,) = apply_budget([("QWEN.md", content)], per_file_cap=400)
-    # The marker with 0+0 is 94 chars; with the blank lines around it 98, so b = 302 -> 226/75.
-    # The real sizes need 3 more digits: b = 299 -> 224/74, and a third pass confirms it.
-    marker = "[...truncated, read QWEN.md for full content...]\n…(truncated QWEN.md: kept 224+74 chars of 1000)…"
-    assert result.text == "H" * 224 + "\n\n" + marker + "\n\n" + "T" * 74
-    assert result.injected_chars == 399  # within the cap of 400
-    assert (result.status, result.causes, result.raw_chars) == ("TRUNCATED", ("per-file-limit",), 1000)
-    assert result.messages == ("workspace bootstrap file QWEN.md is 1000 chars (limit 400); truncating in injected context",)
+def _numbered(count: int, width: int = 40) -> str:
+    return "\n".join(f"line {i:04d} ".ljust(width, "x") for i in range(1, count + 1))
+
+
+def test_a_cut_falls_on_line_boundaries_and_keeps_head_and_tail() -> None:
+    content = _numbered(100)
+    (result,) = apply_budget([("QWEN.md", content)], per_file_cap=2000)
+    assert result.injected_chars <= 2000 and result.truncated
+    head, marker, tail = result.text.split("\n\n")
+    kept = head.split("\n") + tail.split("\n")
+    assert all(line in content.split("\n") for line in kept), "only whole lines are kept"
+    assert head.startswith("line 0001") and tail.endswith("line 0100 ".ljust(40, "x"))
+    first_left_out = len(head.split("\n")) + 1
+    assert f"Lines {first_left_out}-" in marker and f"offset {first_left_out}" in marker
+    assert len(head) > 2 * len(tail), "three quarters of what is kept is the head"
+    assert result.messages == ("instruction file QWEN.md is 4,099 chars (limit 2,000); it is sent cut at a line boundary (context.per_file_chars sets the limit)",)
+
+
+def test_a_paragraph_break_is_preferred_when_it_keeps_most_of_the_head() -> None:
+    lines = [f"rule {i:03d} " + "y" * 30 for i in range(60)]
+    lines[20] = ""  # a paragraph break a little before where the head would end
+    content = "\n".join(lines)
+    text = truncate_middle(content, 1300, "AGENTS.md")
+    head = text.split("\n\n")[0]
+    assert head.split("\n")[-1] == lines[19], "the head ends at the paragraph break"
 
 
 def test_the_marker_names_the_file_to_read_for_the_rest() -> None:
-    (result,) = apply_budget([("../docs/AGENTS.md", "x" * 5000)], per_file_cap=1000)
-    assert "[...truncated, read ../docs/AGENTS.md for full content...]" in result.text
-    assert "…(truncated ../docs/AGENTS.md: kept " in result.text
+    (result,) = apply_budget([("../docs/AGENTS.md", _numbered(300))], per_file_cap=1000)
+    assert "read_file on ../docs/AGENTS.md" in result.text
+    assert "[… ../docs/AGENTS.md is cut here" in result.text
 
 
-def test_compact_marker_when_fewer_than_16_content_chars_would_remain() -> None:
-    name = "some/long/name/QWEN.md"
-    text = truncate_middle("x" * 200, 60, name)
-    # The long marker alone is longer than 60; the compact one leaves 39 chars: 29 head + 9 tail.
-    assert text == "x" * 29 + "[…truncated 29+9/200]" + "x" * 9
-    assert len(text) <= 60
+def test_one_long_line_is_cut_by_characters_with_a_marker() -> None:
+    text = truncate_middle("x" * 2000, 400, "QWEN.md")
+    assert len(text) <= 400 and "[… QWEN.md is cut here: kept the first" in text
 
 
-def test_a_tiny_cap_keeps_one_head_char() -> None:
-    assert truncate_middle("abcdef" * 50, 5, "Q") == "a[…truncated 1+0/300]"
+def test_a_tiny_cap_still_fits() -> None:
+    assert len(truncate_middle("abcdef" * 50, 5, "Q")) <= 5
 
 
 def test_the_total_cap_cuts_later_files() -> None:
@@ -67,7 +80,7 @@ def test_the_total_cap_cuts_later_files() -> None:
     # b gets what is left (200 < its 1000 cap) and is cut to fit it.
     assert b.status == "TRUNCATED" and b.injected_chars <= 200 and b.causes == ("total-limit",)
     assert b.remaining_before == 200
-    assert b.text.startswith("b" * 50) and "read b.md for full content" in b.text
+    assert b.text.startswith("b" * 50) and "read b.md for the rest" in b.text
     assert c.remaining_before == 200 - b.injected_chars
 
 
@@ -77,12 +90,12 @@ def test_files_stop_when_less_than_64_chars_remain() -> None:
     assert a.injected_chars == 450
     assert (b.text, b.injected_chars, b.status, b.dropped) == ("", 0, "TRUNCATED", True)
     assert b.messages == (
-        "remaining bootstrap budget is 50 chars (<64); skipping additional bootstrap files",
-        "workspace bootstrap file b.md (10 chars) was left out: the bootstrap budget of 500 chars is spent",
+        "the instruction budget has 50 chars left (<64); the remaining instruction files are left out (context.total_chars sets the budget)",
+        "instruction file b.md (10 chars) was left out: the instruction budget of 500 chars is spent (context.total_chars sets it)",
     )
     assert b.causes == ("total-limit",)
     assert (c.injected_chars, c.causes) == (0, ("total-limit",))
-    assert c.messages == ("workspace bootstrap file c.md (10 chars) was left out: the bootstrap budget of 500 chars is spent",)
+    assert c.messages == ("instruction file c.md (10 chars) was left out: the instruction budget of 500 chars is spent (context.total_chars sets it)",)
 
 
 def test_exactly_64_remaining_still_admits_a_file() -> None:
@@ -93,7 +106,7 @@ def test_exactly_64_remaining_still_admits_a_file() -> None:
 def test_a_spent_budget_drops_the_rest_and_names_each_file_it_drops() -> None:
     a, b = apply_budget([("a.md", "a" * 500), ("b.md", "b")], per_file_cap=1000, total_cap=500)
     assert a.injected_chars == 500 and b.dropped
-    assert b.messages == ("workspace bootstrap file b.md (1 chars) was left out: the bootstrap budget of 500 chars is spent",)
+    assert b.messages == ("instruction file b.md (1 chars) was left out: the instruction budget of 500 chars is spent (context.total_chars sets it)",)
 
 
 def test_clamp() -> None:
@@ -121,12 +134,31 @@ def test_total_near_limit() -> None:
     assert not total_near_limit(apply_budget([("a.md", "a" * 849)], 1000, 1000), 1000)
 
 
-def test_truncation_notice_is_the_fixed_three_lines() -> None:
+def test_truncation_notice_is_our_own_three_lines() -> None:
     assert truncation_notice().split("\n") == [
-        "[Bootstrap truncation warning]",
-        "Some workspace bootstrap files were truncated before Project Context injection.",
-        "Treat Project Context as partial and read the relevant files directly if details seem missing.",
+        "[Instruction files cut]",
+        "Some instruction files above were cut to fit the instruction budget; each cut is marked where it happened.",
+        "Read the lines a marker names before relying on what they cover.",
     ]
+
+
+@pytest.mark.parametrize(
+    ("window", "expected"),
+    [
+        (None, (20_000, 60_000)),
+        (32_768, (20_000, 60_000)),  # 10 % of 32 K tokens is 13 K chars: OpenClaw's floor wins
+        (128_000, (51_200, 128_000)),
+        (1_000_000, (400_000, 1_000_000)),
+    ],
+)
+def test_default_caps_scale_with_the_window(window: int | None, expected: tuple[int, int]) -> None:
+    caps = resolve_caps(None, None, window)
+    assert (caps.per_file, caps.total) == expected
+
+
+def test_a_configured_cap_beats_the_window_default() -> None:
+    caps = resolve_caps(8_000, None, 1_000_000)
+    assert (caps.per_file, caps.total) == (8_000, 1_000_000)
 
 
 @pytest.mark.parametrize(

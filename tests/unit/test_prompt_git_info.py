@@ -96,4 +96,4 @@ def test_a_timeout_mid_way_keeps_what_was_read(tmp_path: Path, monkeypatch: pyte
         return real_run(args, **kwargs)  # type: ignore[arg-type]
 
     monkeypatch.setattr(git_info_module.subprocess, "run", slow_log)
-    assert read_git_info(repo) == GitInfo(root=repo.resolve(), branch="main", head=None, commits=(), detached=False)
+    assert read_git_info(repo) == GitInfo(root=repo.resolve(), branch="main", head=None, commits=(), detached=False, status=())

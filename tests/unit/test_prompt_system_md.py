@@ -63,8 +63,9 @@ def test_suffixes_and_git_status_still_follow_the_custom_prompt(tmp_path: Path) 
     _write(tmp_path / ".qwen" / "system.md", "Custom\n")
     ctx = _context(tmp_path, {"AGENTCTX_SYSTEM_MD": "true"}, user_memory="mem", append="app", git=GIT)
     prompt = build_system_prompt(ctx)
-    assert prompt.names() == ["custom system prompt", "user memory", "appended instructions", "git status"]
-    assert prompt.text.startswith("Custom\n\n\n---\n\nmem\n\n---\n\napp\n\n---\n\n# Git status")
+    assert prompt.names() == ["custom system prompt", "user memory", "git status", "appended instructions"]
+    assert prompt.text.startswith("Custom\n\n\n---\n\nmem\n\nGit snapshot at conversation start.")
+    assert prompt.text.endswith("```\n\n---\n\napp")
     assert "".join(s.text for s in prompt.sections) == prompt.text
 
 

@@ -22,7 +22,6 @@ TEMPLATES = [
     "tool_examples_qwen_vl",
     "tool_examples_general",
     "final_reminder",
-    "git_status",
 ]
 EXAMPLES = ["tool_examples_qwen_coder", "tool_examples_qwen_vl", "tool_examples_general"]
 
@@ -67,5 +66,4 @@ def test_examples_show_every_tool(name: str) -> None:
     }
 
 
-def test_git_status_template_has_its_placeholders() -> None:
-    assert "$branch" in template("git_status") and "$commits" in template("git_status")
+

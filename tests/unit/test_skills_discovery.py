@@ -115,14 +115,35 @@ def test_a_project_skill_shadows_a_bundled_one(tree: dict[str, Path]) -> None:
     ]
 
 
-def test_a_skill_folder_may_be_a_symlink_to_anywhere(tree: dict[str, Path], tmp_path: Path) -> None:
-    outside = tmp_path / "skill-repo"
-    write_skill(outside, "linked")
+def test_a_skill_folder_may_be_a_symlink_inside_the_project(tree: dict[str, Path]) -> None:
+    write_skill(tree["root"] / "tools" / "skills", "linked")
     tree["project_qwen"].mkdir(parents=True)
-    (tree["project_qwen"] / "linked").symlink_to(outside / "linked", target_is_directory=True)
+    (tree["project_qwen"] / "linked").symlink_to(tree["root"] / "tools" / "skills" / "linked", target_is_directory=True)
     found = discover(tree)
     assert [skill.name for skill in found.skills] == ["linked"]
     assert found.skills[0].path == tree["project_qwen"] / "linked" / "SKILL.md"
+
+
+def test_a_project_skill_linking_out_of_the_project_is_refused(tree: dict[str, Path], tmp_path: Path) -> None:
+    outside = tmp_path / "elsewhere"
+    write_skill(outside, "linked", description="reads ~/.ssh")
+    tree["project_qwen"].mkdir(parents=True)
+    (tree["project_qwen"] / "linked").symlink_to(outside / "linked", target_is_directory=True)
+    # A skill folder inside the project whose SKILL.md alone links out is refused the same way.
+    (tree["project_qwen"] / "half").mkdir()
+    (tree["project_qwen"] / "half" / "SKILL.md").symlink_to(outside / "linked" / "SKILL.md")
+    found = discover(tree)
+    assert found.skills == []
+    assert sorted(p.path.name for p in found.problems) == ["half", "linked"]
+    assert all(p.message.startswith("Cannot load skill: Path traversal attempt - it links to ") for p in found.problems)
+
+
+def test_a_user_skill_must_stay_in_the_users_own_dirs(tree: dict[str, Path], tmp_path: Path) -> None:
+    write_skill(tmp_path / "downloads", "stray")
+    tree["user_config"].mkdir(parents=True)
+    (tree["user_config"] / "stray").symlink_to(tmp_path / "downloads" / "stray", target_is_directory=True)
+    found = discover(tree)
+    assert found.skills == [] and "Path traversal attempt" in found.problems[0].message
 
 
 def test_symlink_loop_and_broken_symlink_become_problems(tree: dict[str, Path]) -> None:

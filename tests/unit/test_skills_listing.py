@@ -35,6 +35,11 @@ def test_entry_text_is_escaped() -> None:
     assert entry.count("</description>") == 1
 
 
+def test_quotes_are_escaped_as_qwen_code_does() -> None:
+    entry = skill_entry(skill("x", "Don't say \"done\" early", ""))
+    assert "Don&apos;t say &quot;done&quot; early (user)" in entry
+
+
 def test_overlong_descriptions_are_capped() -> None:
     entry = skill_entry(skill("x", "d" * 5000, "w" * 100))
     line = entry.split("\n")[5]

@@ -89,3 +89,16 @@ def test_calibration_scales_towards_the_server() -> None:
     assert calibration.ratio == 4.0
     calibration.observe(counted=0, reported=5)
     assert calibration.ratio == 4.0
+
+
+def test_an_explicit_pct_places_auto_at_that_fraction_of_any_window() -> None:
+    t = compute_thresholds(1_000_000, 0.5, origin="settings.yaml")
+    assert (t.warn, t.auto, t.hard) == (pytest.approx(400_000), pytest.approx(500_000), pytest.approx(977_000))
+    assert t.source == "compaction.pct 0.5 from settings.yaml"
+    assert [t.band(x) for x in (399_999, 400_000, 499_999, 500_000, 977_000)] == ["ok", "warn", "warn", "auto", "hard"]
+
+
+def test_unset_pct_keeps_the_seed_formula_and_says_so() -> None:
+    t = compute_thresholds(1_000_000)
+    assert t.auto == pytest.approx(967_000), "33 K before the end of a large window"
+    assert t.source.startswith("the default formula")

@@ -18,6 +18,7 @@ from app.context.compaction.attachments import collect_attachments
 from app.context.compaction.compose import compose_history, live_tail_start, shrink_tail
 from app.context.compaction.micro import MicroResult, MicroSettings, micro_compact
 from app.context.compaction.pairing import repair_tool_pairs
+from app.context.compaction.shrink import shrink_largest
 from app.context.compaction.slimming import cap_oversized, tool_image_count, without_images
 from app.context.compaction.quality import missing_identifiers, missing_sections, recent_identifiers
 from app.context.compaction.summary import (
@@ -37,6 +38,9 @@ MAX_CONSECUTIVE_FAILURES = 3
 MEMORY_FLUSH_SOFT_TOKENS = 4_000
 # A kept tail larger than this share of the window is cut down to the live request and the last tool round.
 MAX_TAIL_SHARE = 0.5
+# The summarizer's system prompt and final instruction, beyond what is counted of them.
+SUMMARY_MARGIN = 1_000
+MIN_SUMMARY_TOKENS = 1_024
 
 STATUS_TEXT = {
     CompressionStatus.COMPRESSED: "compressed",
@@ -61,6 +65,9 @@ class CompactionResult:
     summary: str = ""
     first_kept_index: int | None = None
     detail: str = ""
+    # The limit the size is judged against (the hard threshold) and the window, for the numbers in the message.
+    limit: int = 0
+    window: int = 0
 
     @property
     def ok(self) -> bool:
@@ -68,14 +75,18 @@ class CompactionResult:
 
     @property
     def message(self) -> str:
-        """One sentence for the person."""
+        """One sentence for the person, with the numbers."""
         if self.ok:
-            return f"Context compressed ({self.tokens_before:,} -> {self.tokens_after:,} tokens, {self.trigger})."
-        if self.status is CompressionStatus.NOOP:
-            return f"No compression needed: {self.detail or STATUS_TEXT[self.status]}."
+            how = f"; {self.detail}" if self.detail else ""
+            return f"Context compressed ({self.tokens_before:,} -> {self.tokens_after:,} tokens, {self.trigger}{how})."
+        numbers = f"{self.tokens_before:,} tokens" + (f"; the hard limit is {self.limit:,} of a {self.window:,}-token window" if self.limit else "")
+        if self.status is CompressionStatus.NOOP and self.trigger in ("auto", "warn", "manual"):
+            return f"No compression needed: {self.detail or STATUS_TEXT[self.status]} ({numbers})."
+        if self.status is CompressionStatus.NOOP:  # the hard limit or the server said it is too big: not "needed"
+            return f"Could not compress chat history: {self.detail or STATUS_TEXT[self.status]} ({numbers})."
         reason = STATUS_TEXT.get(self.status, self.status.name)
         extra = f" ({self.detail})" if self.detail else ""
-        return f"Failed to compress chat history: {reason}{extra}. The conversation is unchanged."
+        return f"Failed to compress chat history: {reason}{extra}. The conversation is unchanged at {numbers}."
 
     def record_payload(self) -> dict:
         return {
@@ -116,7 +127,7 @@ class Compactor:
 
     @property
     def thresholds(self) -> Thresholds:
-        return compute_thresholds(self.context_window, self.settings.pct)
+        return compute_thresholds(self.context_window, self.settings.pct, origin=self.settings.pct_source)
 
     @property
     def paused(self) -> bool:
@@ -165,42 +176,105 @@ class Compactor:
     def count(self, messages: list[Message]) -> int:
         return sum(message_tokens(self.counter.count, m) for m in messages)
 
-    async def compact(self, history: list[Message], *, trigger: str, focus: str = "", forced: bool = False) -> CompactionResult:
-        before = self.count(history)
+    async def compact(
+        self,
+        history: list[Message],
+        *,
+        trigger: str,
+        focus: str = "",
+        forced: bool = False,
+        measure: Callable[[list[Message]], int] | None = None,
+    ) -> CompactionResult:
+        """Summarize what can be summarized, cut what cannot, and say which and why.
+
+        ``measure`` gives a history's size the way the gate measures the request it would
+        make (the server's last usage plus what changed, else our calibrated count); every
+        "did it shrink, does it fit" below is judged with it.
+        """
+        measure = measure or self.count
+        before = measure(history)
         if self.engine is not None:
             return await self._engine_compact(trigger, focus, forced, before)
         if self.paused and not forced:
-            return CompactionResult(trigger, CompressionStatus.NOOP, before, before, detail=f"paused after {MAX_CONSECUTIVE_FAILURES} failures in a row; /compress forces it")
+            return self._result(trigger, CompressionStatus.NOOP, before, detail=f"paused after {MAX_CONSECUTIVE_FAILURES} failures in a row; /compress forces it")
+        target = int(self.thresholds.auto)
         start = live_tail_start(history)
         limit = self.context_window * MAX_TAIL_SHARE
         second = shrink_tail(history, start, lambda tail: self.count(tail) <= limit) if start < len(history) else start
         summarized = history[:second] if second > start else history[:start]
         tail = ([history[start]] + history[second:]) if second > start else history[start:]
         if len(summarized) < 2:
-            return CompactionResult(trigger, CompressionStatus.NOOP, before, before, detail="the conversation is too short")
+            # Nothing before the live request to summarize (a first turn): cut its largest parts instead.
+            return self._shrunk(trigger, history, measure, before, target, "the conversation is too short to summarize")
         hook_text = await self.pre_compact(trigger) if self.pre_compact is not None else ""
-        outcome = await self._summarize(summarized, focus, history, forced=forced or trigger != "auto", hook_text=hook_text)
+        outcome = await self._summarize(history, focus, history, forced=forced or trigger != "auto", hook_text=hook_text)
         if outcome.status.failed:
-            return self._failed(trigger, outcome.status, before, outcome.error)
+            failed = self._failed(trigger, outcome.status, before, outcome.error)
+            if forced and before >= self.thresholds.hard:
+                # Above the hard limit a failed summary must not leave the request as it was.
+                shrunk = self._shrunk(trigger, history, measure, before, target, failed.message)
+                return shrunk if shrunk.ok else failed
+            return failed
         attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies(), image_source=summarized)
         text = "" if attachments.empty else attachments.text()
         messages = repair_tool_pairs(compose_history(outcome.summary, tail, text, attachments.images)).messages
-        after = self.count(messages)
+        after = measure(messages)
+        detail = ""
+        if after > target:
+            # The kept tail itself is large (a huge tool result in the round in flight): cut it too.
+            cut = shrink_largest(messages, measure, target)
+            if cut.changed:
+                messages, after, detail = cut.messages, cut.tokens, cut.describe()
         if after <= 0:
             return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_TOKEN_COUNT_ERROR, before, "")
         if after >= before:
-            return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT, before, f"{before:,} -> {after:,}")
+            return self._failed(trigger, CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT, before, f"{before:,} -> {after:,} tokens")
+        self._succeeded()
+        if self.post_compact is not None:
+            await self.post_compact(trigger, outcome.summary)
+        return CompactionResult(
+            trigger, CompressionStatus.COMPRESSED, before, after, messages=messages, summary=outcome.summary,
+            first_kept_index=start if tail else None, detail=detail, limit=int(self.thresholds.hard), window=self.context_window,
+        )
+
+    def _shrunk(self, trigger: str, history: list[Message], measure: Callable[[list[Message]], int], before: int, target: int, why: str) -> CompactionResult:
+        """The history with its largest parts cut, when that makes it smaller; else a failure that says why."""
+        cut = shrink_largest(history, measure, target)
+        if not cut.changed or cut.tokens >= before:
+            status = CompressionStatus.NOOP if before < self.thresholds.hard else CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT
+            detail = f"{why}, and it has no large tool result or pasted block to cut"
+            if status is CompressionStatus.NOOP:
+                return self._result(trigger, status, before, detail=detail)
+            return self._failed(trigger, status, before, detail)
+        self._succeeded()
+        return CompactionResult(
+            trigger, CompressionStatus.COMPRESSED, before, cut.tokens, messages=cut.messages,
+            detail=f"{why}; {cut.describe()}", limit=int(self.thresholds.hard), window=self.context_window,
+        )
+
+    def _succeeded(self) -> None:
         self.failures = 0
         self.warned = self.flushed = False
         self.reported_prompt = None  # the next request's usage sets a new baseline
-        if self.post_compact is not None:
-            await self.post_compact(trigger, outcome.summary)
-        return CompactionResult(trigger, CompressionStatus.COMPRESSED, before, after, messages=messages, summary=outcome.summary, first_kept_index=start if tail else None)
+
+    def _result(self, trigger: str, status: CompressionStatus, before: int, *, detail: str = "") -> CompactionResult:
+        return CompactionResult(trigger, status, before, before, detail=detail, limit=int(self.thresholds.hard), window=self.context_window)
+
+    def summary_max_tokens(self, input_tokens: int) -> int:
+        """The summarizer's output limit: the setting, capped by what its window leaves after the input."""
+        room = self.context_window - input_tokens - SUMMARY_MARGIN
+        return max(MIN_SUMMARY_TOKENS, min(self.settings.max_output_tokens, room))
 
     async def _summarize(self, summarized: list[Message], focus: str, history: list[Message], *, forced: bool, hook_text: str = "") -> SummaryOutcome:
+        """The summarizer reads the whole history, the tool round in flight included (roles system,user,assistant,tool,user)."""
         system = compression_system_prompt(focus, hook_text)
         view = cap_oversized(without_images(repair_tool_pairs(summarized).messages), self.context_window)
-        kwargs = {"system": system, "max_output_tokens": self.settings.max_output_tokens, "timeout": self.settings.timeout_seconds}
+        # Its own request must fit its window with room for the summary: cut the largest parts if not.
+        fixed = self.counter.count(system) + SUMMARY_MARGIN
+        budget = self.context_window - fixed - min(self.settings.max_output_tokens, self.context_window // 4)
+        view = shrink_largest(view, lambda m: self.calibration.apply(self.count(m)), max(budget, 0)).messages
+        max_tokens = self.summary_max_tokens(self.calibration.apply(self.count(view)) + fixed)
+        kwargs = {"system": system, "max_output_tokens": max_tokens, "timeout": self.settings.timeout_seconds}
         outcome = await request_summary(self.provider, view, **kwargs)
         if outcome.status.failed or not self.settings.quality_check:
             return outcome
@@ -235,4 +309,4 @@ class Compactor:
 
     def _failed(self, trigger: str, status: CompressionStatus, before: int, detail: str) -> CompactionResult:
         self.failures += 1
-        return CompactionResult(trigger, status, before, before, detail=detail)
+        return self._result(trigger, status, before, detail=detail)

@@ -1,7 +1,12 @@
 """The instruction budget: a cap per file and a cap on all of them together (OpenClaw §1.3).
 
+The caps scale with the model's window: a file may take 10 % of it and all files
+25 % (4 chars a token), never less than OpenClaw's 20,000 / 60,000 chars. Real
+AGENTS.md files run to 20-35 K chars and Qwen Code sends them whole; a fixed
+20 K cap cut them in the middle of a word on every window.
+
 Files are taken in order. Each gets ``min(per-file cap, what is left)``; a
-file over its cap keeps its head and tail around a marker. Once less than 64
+file over its cap keeps whole head and tail lines around a marker. Once less than 64
 chars are left, the remaining files are not injected at all. Chars are Python
 code points (see truncation.py). Only file content counts: the
 ``--- Context from: … ---`` wrapper lines do not.
@@ -10,6 +15,7 @@ code points (see truncation.py). Only file content counts: the
 from __future__ import annotations
 
 import math
+from math import floor
 from collections.abc import Iterable
 from dataclasses import dataclass
 from enum import StrEnum
@@ -19,15 +25,18 @@ from app.context.instructions.truncation import clamp, truncate_middle
 
 DEFAULT_PER_FILE_CAP = 20_000
 DEFAULT_TOTAL_CAP = 60_000
+CHARS_PER_TOKEN = 4
+PER_FILE_WINDOW_SHARE = 0.10
+TOTAL_WINDOW_SHARE = 0.25
 MIN_REMAINING = 64
 NEAR_LIMIT_RATIO = 0.85
 CAUSE_PER_FILE = "per-file-limit"
 CAUSE_TOTAL = "total-limit"
 
 TRUNCATION_NOTICE = (
-    "[Bootstrap truncation warning]\n"
-    "Some workspace bootstrap files were truncated before Project Context injection.\n"
-    "Treat Project Context as partial and read the relevant files directly if details seem missing."
+    "[Instruction files cut]\n"
+    "Some instruction files above were cut to fit the instruction budget; each cut is marked where it happened.\n"
+    "Read the lines a marker names before relying on what they cover."
 )
 
 
@@ -79,13 +88,23 @@ class BudgetedFile:
         return self.causes[0] if self.causes else None
 
 
-def resolve_caps(per_file_cap: object = None, total_cap: object = None) -> BudgetCaps:
-    """Configured caps, floored; anything non-positive, non-finite or not a number means the default.
+def window_defaults(window_tokens: object = None) -> BudgetCaps:
+    """The default caps for a window of ``window_tokens``: 10 % / 25 % of it, at least OpenClaw's defaults."""
+    window = _positive_int(window_tokens) or 0
+    per_file = max(DEFAULT_PER_FILE_CAP, floor(window * CHARS_PER_TOKEN * PER_FILE_WINDOW_SHARE))
+    total = max(DEFAULT_TOTAL_CAP, floor(window * CHARS_PER_TOKEN * TOTAL_WINDOW_SHARE))
+    return BudgetCaps(per_file=per_file, total=total)
+
+
+def resolve_caps(per_file_cap: object = None, total_cap: object = None, window_tokens: object = None) -> BudgetCaps:
+    """Configured caps, floored; anything non-positive, non-finite or not a number means the default
+    (scaled to ``window_tokens`` when given).
 
     With no total given it is at least the per-file cap, so one big file alone can still fill its cap.
     """
-    per_file = _positive_int(per_file_cap) or DEFAULT_PER_FILE_CAP
-    total = _positive_int(total_cap) or max(per_file, DEFAULT_TOTAL_CAP)
+    defaults = window_defaults(window_tokens)
+    per_file = _positive_int(per_file_cap) or defaults.per_file
+    total = _positive_int(total_cap) or max(per_file, defaults.total)
     return BudgetCaps(per_file=per_file, total=max(1, total))
 
 
@@ -103,7 +122,7 @@ def apply_budget(
         raw = len(content)
         if stopped_message is None and 0 < remaining < MIN_REMAINING:
             stopped_message = (
-                f"remaining bootstrap budget is {remaining} chars (<{MIN_REMAINING}); skipping additional bootstrap files"
+                f"the instruction budget has {remaining} chars left (<{MIN_REMAINING}); the remaining instruction files are left out (context.total_chars sets the budget)"
             )
             out.append(_dropped(name, raw, caps.per_file, remaining, (stopped_message, _skipped(name, raw, caps.total))))
             continue
@@ -115,7 +134,7 @@ def apply_budget(
         messages: tuple[str, ...] = ()
         injected = content
         if raw > cap:
-            messages = (f"workspace bootstrap file {name} is {raw} chars (limit {cap}); truncating in injected context",)
+            messages = (f"instruction file {name} is {raw:,} chars (limit {cap:,}); it is sent cut at a line boundary (context.per_file_chars sets the limit)",)
             injected = truncate_middle(content, cap, name)
         injected = clamp(injected, remaining)
         out.append(
@@ -146,7 +165,7 @@ def truncation_notice() -> str:
 
 
 def _skipped(name: str, raw: int, total: int) -> str:
-    return f"workspace bootstrap file {name} ({raw} chars) was left out: the bootstrap budget of {total} chars is spent"
+    return f"instruction file {name} ({raw:,} chars) was left out: the instruction budget of {total:,} chars is spent (context.total_chars sets it)"
 
 
 def _dropped(name: str, raw: int, limit: int, remaining: int, messages: tuple[str, ...]) -> BudgetedFile:

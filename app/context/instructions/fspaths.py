@@ -21,3 +21,21 @@ def is_within(path: Path | str, root: Path | str) -> bool:
     if text == prefix:
         return True
     return text.startswith(prefix if prefix.endswith(os.sep) else prefix + os.sep)
+
+
+def escaping_link(path: Path | str, root: Path | str, fs: object | None = None) -> str | None:
+    """Why a file reached through a symlink may not be read, or None.
+
+    A repository's ``CLAUDE.md -> AGENTS.md`` is fine; ``AGENTS.md -> ~/.aws/credentials`` is the
+    attack an ``@import`` of the same target is refused for, so it gets the same words.
+    """
+    absolute = os.path.abspath(path)
+    real = fs.real(absolute) if fs is not None else str(real_path(absolute))  # type: ignore[attr-defined]
+    if real == absolute or is_within(real, real_path(root)):
+        return None
+    return f"Path traversal attempt - it links to {real}, outside {root}"
+
+
+def is_binary(text: str) -> bool:
+    """Text with a NUL byte is a binary file (an image, an archive), not instructions."""
+    return "\x00" in text

@@ -13,8 +13,6 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.context.instructions.budget import (
-    DEFAULT_PER_FILE_CAP,
-    DEFAULT_TOTAL_CAP,
     BudgetedFile,
     BudgetEntry,
     apply_budget,
@@ -24,8 +22,8 @@ from app.context.instructions.budget import (
 from app.context.instructions.discovery import DiscoveredFile, discover
 from app.context.instructions.display import display_path, ui_path
 from app.context.instructions.fscache import FsCache
-from app.context.instructions.fspaths import real_path
-from app.context.instructions.imports import DEFAULT_MAX_DEPTH, ImportFormat, ImportNode, process_imports
+from app.context.instructions.fspaths import escaping_link, is_binary, is_within, real_path
+from app.context.instructions.imports import DEFAULT_MAX_DEPTH, TRAVERSAL_MESSAGE, ImportFormat, ImportNode, process_imports
 from app.context.instructions.instruction_set import FileStatus, InstructionFile, InstructionSet
 from app.context.instructions.memory_types import MemoryType, classify_memory_type
 from app.context.instructions.names import COUNTED_FILENAMES, DEFAULT_CONTEXT_FILENAMES, context_filenames
@@ -43,22 +41,24 @@ def load_instructions(
     home: Path,
     filenames: Sequence[str] = DEFAULT_CONTEXT_FILENAMES,
     include_dirs: Iterable[Path] = (),
-    per_file_cap: object = DEFAULT_PER_FILE_CAP,
-    total_cap: object = DEFAULT_TOTAL_CAP,
+    per_file_cap: object = None,
+    total_cap: object = None,
     import_format: ImportFormat = "tree",
     trusted: bool = True,
+    window_tokens: object = None,
 ) -> InstructionSet:
+    """``per_file_cap`` / ``total_cap`` unset: the caps scale with ``window_tokens`` (see budget.py)."""
     names = context_filenames(filenames)
     fs = FsCache()
     found = discover(cwd, global_dir=global_dir, home=home, filenames=names, include_dirs=include_dirs, trusted=trusted, fs=fs)
     where = _Where(real_path(cwd), real_path(global_dir), real_path(home), found.git_root)
 
     # Blank files say nothing; an unreadable one stays listed so the report can show why.
-    expanded = [e for e in (_expand(f, where.cwd, fs, import_format) for f in found.files) if e.error or e.content]
+    expanded = [e for e in (_expand(f, where, fs, import_format) for f in found.files) if e.error or e.content]
     readable = [e for e in expanded if not e.error]
     rule_set = load_rules(where.project_root, cwd=where.cwd, trusted=trusted, fs=fs)
 
-    caps = resolve_caps(per_file_cap, total_cap)
+    caps = resolve_caps(per_file_cap, total_cap, window_tokens)
     entries = [BudgetEntry(e.found.display_path, e.content) for e in readable]
     entries += [BudgetEntry(r.display_path, r.content) for r in rule_set.rules]
     budgeted = apply_budget(entries, caps.per_file, caps.total)
@@ -99,6 +99,14 @@ class _Where:
     def project_root(self) -> Path:
         return self.git_root or self.cwd
 
+    def allowed_root(self, path: Path) -> Path:
+        """Where a file found at ``path`` may resolve to: the user config dir for user files, else the project
+        (a file above the project, or in an include directory elsewhere, stays in its own directory)."""
+        for root in (self.global_dir, self.project_root, self.home):
+            if is_within(path, root):
+                return root
+        return path.parent
+
     def memory_type(self, path: Path) -> MemoryType:
         return classify_memory_type(path, global_dir=self.global_dir, home=self.home, git_root=self.git_root)
 
@@ -125,10 +133,17 @@ class _Expanded:
     error: str | None = None
 
 
-def _expand(found: DiscoveredFile, cwd: Path, fs: FsCache, import_format: ImportFormat) -> _Expanded:
+def _expand(found: DiscoveredFile, where: _Where, fs: FsCache, import_format: ImportFormat) -> _Expanded:
+    cwd = where.cwd
+    escape = escaping_link(found.path, where.allowed_root(found.path), fs)
+    if escape is not None:
+        return _Expanded(found, error=TRAVERSAL_MESSAGE, problems=[f"Skipped {found.display_path}: {escape}"])
     read = fs.read(found.path)
     if read.text is None:
         return _Expanded(found, error=read.error or "unreadable", problems=[f"Skipped {found.display_path}: {read.error}"])
+    if is_binary(read.text):
+        reason = "binary file (it holds NUL bytes), not text written for the model"
+        return _Expanded(found, error=reason, problems=[f"Skipped {found.display_path}: {reason}"])
     problems: list[str] = []
     if read.lossy:
         problems.append(f"{found.display_path}: not valid UTF-8; undecodable bytes were replaced with U+FFFD")

@@ -14,6 +14,7 @@ from pathlib import Path
 from app.context.instructions.display import display_path
 from app.context.instructions.frontmatter import FrontmatterError, split_frontmatter
 from app.context.instructions.fscache import FsCache
+from app.context.instructions.fspaths import escaping_link, is_binary
 from app.context.instructions.reading import format_bytes
 from app.paths import QWEN_DIR
 
@@ -55,7 +56,7 @@ def load_rules(project_root: Path, *, cwd: Path | None = None, trusted: bool = T
     fs = fs or FsCache()
     cwd = cwd or project_root
     for path, name in _rule_files(rules_dir(project_root), result.problems, cwd):
-        rule = _load_rule(path, name, cwd, fs, result.problems)
+        rule = _load_rule(path, name, cwd, fs, result.problems, project_root)
         if rule is not None and rule.content:
             (result.conditional if rule.conditional else result.rules).append(rule)
     return result
@@ -79,9 +80,16 @@ def _rule_files(directory: Path, problems: list[str], cwd: Path) -> list[tuple[P
     return found
 
 
-def _load_rule(path: Path, name: str, cwd: Path, fs: FsCache, problems: list[str]) -> Rule | None:
+def _load_rule(path: Path, name: str, cwd: Path, fs: FsCache, problems: list[str], rules_root: Path) -> Rule | None:
     shown = display_path(path, cwd)
+    escape = escaping_link(path, rules_root, fs)
+    if escape is not None:
+        problems.append(f"Skipped rule {shown}: {escape}")
+        return None
     read = fs.read(path)
+    if read.text is not None and is_binary(read.text):
+        problems.append(f"Skipped rule {shown}: binary file (it holds NUL bytes), not text written for the model")
+        return None
     if read.text is None:
         if not read.missing:
             problems.append(f"Skipped rule {shown}: {read.error}")

@@ -1,39 +1,34 @@
-"""What follows the base prompt: user memory, appended instructions, then git status."""
+"""What follows the base prompt: instruction files, the git snapshot, the memory index, appended instructions.
+
+The git snapshot follows the instruction blocks directly (no ``---``), before the
+``---`` that opens the memory index: where Qwen Code 0.24.4 puts it.
+"""
 
 from __future__ import annotations
 
-from string import Template
-
 from app.context.prompt import sections as names
-from app.context.prompt.base import template
 from app.context.prompt.git_info import GitInfo
+from app.context.prompt.git_snapshot import git_snapshot
 from app.context.prompt.sections import PromptSection
 from app.context.prompt.suffix import suffix
 
 USER_MEMORY_SOURCE = "user memory"
+MEMORY_INDEX_SOURCE = "memory index"
 APPEND_SOURCE = "--append-system-prompt"
+GIT_JOIN = "\n\n"
 
 
-def appended_sections(*, user_memory: str, append: str, git: GitInfo | None) -> list[PromptSection]:
+def appended_sections(*, user_memory: str, append: str, git: GitInfo | None, memory_index: str = "") -> list[PromptSection]:
     """Sections whose text is blank are left out entirely, separator included."""
-    candidates = [
-        (names.USER_MEMORY, user_memory, USER_MEMORY_SOURCE),
-        (names.APPENDED, append, APPEND_SOURCE),
-    ]
+    sections = [PromptSection(names.USER_MEMORY, suffix(user_memory), USER_MEMORY_SOURCE)]
     if git is not None:
-        candidates.append((names.GIT_STATUS, git_status_text(git), f"git ({git.root})"))
-    sections = [PromptSection(name, suffix(text), source) for name, text, source in candidates]
+        text = git_status_text(git)
+        joined = f"{GIT_JOIN}{text}" if sections[0].text else suffix(text)
+        sections.append(PromptSection(names.GIT_STATUS, joined, f"git ({git.root})"))
+    sections.append(PromptSection(names.MEMORY_INDEX, suffix(memory_index), MEMORY_INDEX_SOURCE))
+    sections.append(PromptSection(names.APPENDED, suffix(append), APPEND_SOURCE))
     return [s for s in sections if s.text]
 
 
 def git_status_text(info: GitInfo) -> str:
-    commits = "\n".join(f"- {line}" for line in info.commits) or "(no commits yet)"
-    return Template(template("git_status")).substitute(branch=_branch_label(info), commits=commits)
-
-
-def _branch_label(info: GitInfo) -> str:
-    if info.branch:
-        return info.branch
-    if info.detached:
-        return f"(detached HEAD at {info.head})"
-    return "(unknown)"
+    return git_snapshot(info).text

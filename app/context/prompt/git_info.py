@@ -1,4 +1,7 @@
-"""The branch and recent commits of a repository, read with the ``git`` executable.
+"""The branch, status and recent commits of a repository, read with the ``git`` executable.
+
+The branch comes from ``git symbolic-ref`` run in the directory, never from reading
+``.git/HEAD``: in a worktree (or a submodule) ``.git`` is a file pointing elsewhere.
 
 Everything here degrades quietly: no git, no repository, no commits yet or a slow
 git all give None or partial information, because a prompt without git status is
@@ -14,6 +17,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 DEFAULT_COMMITS = 5
+# Changed and untracked files listed; the rest are counted.
+DEFAULT_STATUS_LINES = 20
 
 
 @dataclass(frozen=True)
@@ -23,9 +28,20 @@ class GitInfo:
     head: str | None  # short hash of HEAD; None before the first commit
     commits: tuple[str, ...] = ()  # "<short hash> <subject>", newest first
     detached: bool = False
+    # ``git status --porcelain`` lines ("XY path"), at most DEFAULT_STATUS_LINES of them; None when unread.
+    status: tuple[str, ...] | None = None
+    status_more: int = 0  # changed files beyond those listed
 
 
-def read_git_info(root: Path, *, timeout: float = 2.0, max_commits: int = DEFAULT_COMMITS) -> GitInfo | None:
+def read_branch(root: Path, *, timeout: float = 2.0) -> str | None:
+    """The checked-out branch of the repository holding ``root`` (worktrees included); None when detached or unknown."""
+    branch = _git(root, time.monotonic() + timeout, "symbolic-ref", "--quiet", "--short", "HEAD")
+    return branch.strip() or None if branch else None
+
+
+def read_git_info(
+    root: Path, *, timeout: float = 2.0, max_commits: int = DEFAULT_COMMITS, max_status: int = DEFAULT_STATUS_LINES
+) -> GitInfo | None:
     """What git says about the repository holding ``root``; None when it is not one (or git is unusable).
 
     ``timeout`` bounds all git calls together; once it has passed, what was read so far is returned.
@@ -38,6 +54,8 @@ def read_git_info(root: Path, *, timeout: float = 2.0, max_commits: int = DEFAUL
     branch = _git(root, deadline, "symbolic-ref", "--quiet", "--short", "HEAD")
     log = _git(root, deadline, "log", f"--max-count={max_commits}", "--format=%h %s", "--no-color", "--no-show-signature")
     commits = tuple(line for line in (log or "").splitlines() if line.strip())
+    porcelain = _git(root, deadline, "-c", "core.quotePath=true", "status", "--porcelain=v1", "--untracked-files=normal")
+    changed = [line for line in (porcelain or "").splitlines() if line.strip()]
     head = commits[0].split(" ", 1)[0] if commits else None
     branch = branch.strip() if branch else None
     return GitInfo(
@@ -46,6 +64,8 @@ def read_git_info(root: Path, *, timeout: float = 2.0, max_commits: int = DEFAUL
         head=head,
         commits=commits,
         detached=not branch and head is not None,
+        status=tuple(changed[:max_status]) if porcelain is not None else None,
+        status_more=max(0, len(changed) - max_status),
     )
 
 

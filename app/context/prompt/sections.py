@@ -14,6 +14,7 @@ TOOL_EXAMPLES = "tool-call examples"
 FINAL_REMINDER = "final reminder"
 CUSTOM = "custom system prompt"
 USER_MEMORY = "user memory"
+MEMORY_INDEX = "memory index"
 APPENDED = "appended instructions"
 GIT_STATUS = "git status"
 

@@ -1,7 +1,8 @@
 """Assembling the whole system prompt from its sections, in order.
 
 Sections 1-6 are the built-in ones (or one file that replaces them all), then
-user memory and appended instructions under the suffix rule, then git status.
+the instruction files, the git snapshot, the memory index and appended instructions
+(see appended.py for the order).
 """
 
 from __future__ import annotations
@@ -33,6 +34,7 @@ class PromptContext:
     project_root: Path
     model: str = ""
     user_memory: str = ""  # the instruction files' text, already assembled by the caller
+    memory_index: str = ""  # the auto-memory section, after the git snapshot
     append: str = ""  # --append-system-prompt
     env: Mapping[str, str] = field(default_factory=lambda: os.environ)
     home: Path | None = field(default_factory=home_or_none)
@@ -42,7 +44,7 @@ class PromptContext:
 def build_system_prompt(ctx: PromptContext) -> SystemPrompt:
     """The prompt as sections; raises SystemPromptError when a configured system.md is missing."""
     base = _base_sections(ctx)
-    appended = appended_sections(user_memory=ctx.user_memory, append=ctx.append, git=ctx.git)
+    appended = appended_sections(user_memory=ctx.user_memory, append=ctx.append, git=ctx.git, memory_index=ctx.memory_index)
     prompt = SystemPrompt(sections=[*base, *appended], base_count=len(base))
     _write_out(prompt, ctx)
     return prompt

@@ -20,6 +20,8 @@ from dataclasses import dataclass, field
 from importlib import resources
 from pathlib import Path
 
+from app.context.instructions.fspaths import is_within
+from app.context.instructions.imports import TRAVERSAL_MESSAGE
 from app.context.skills.model import ALL_LEVELS, SKILL_FILE, Skill, SkillErrorCode, SkillLevel, SkillProblem
 from app.context.skills.parse import load_skill
 
@@ -33,6 +35,8 @@ BUNDLED_DIR = "bundled_skills"
 class SkillsDir:
     level: SkillLevel
     path: Path
+    # Where a skill found here may resolve to through symlinks (none: anywhere, for bundled skills).
+    roots: tuple[Path, ...] = field(default=(), compare=False)
 
 
 @dataclass
@@ -72,10 +76,11 @@ def skills_dirs(
     wanted = set(levels)
     found: list[SkillsDir] = []
     if SkillLevel.PROJECT in wanted and trusted and not _same_dir(project_root, home):
-        found += [SkillsDir(SkillLevel.PROJECT, project_root / provider / SKILLS_DIR) for provider in PROVIDER_DIRS]
+        found += [SkillsDir(SkillLevel.PROJECT, project_root / provider / SKILLS_DIR, (project_root,)) for provider in PROVIDER_DIRS]
     if SkillLevel.USER in wanted:
-        found.append(SkillsDir(SkillLevel.USER, user_skills_dir(config_dir)))
-        found.append(SkillsDir(SkillLevel.USER, home / ".agents" / SKILLS_DIR))
+        user_roots = (config_dir, home / ".agents")
+        found.append(SkillsDir(SkillLevel.USER, user_skills_dir(config_dir), user_roots))
+        found.append(SkillsDir(SkillLevel.USER, home / ".agents" / SKILLS_DIR, user_roots))
     bundled = bundled_skills_dir()
     if SkillLevel.BUNDLED in wanted and bundled is not None:
         found.append(SkillsDir(SkillLevel.BUNDLED, bundled))
@@ -119,7 +124,7 @@ def scan_skills_dir(directory: SkillsDir) -> tuple[list[Skill], list[SkillProble
         return skills, [SkillProblem(directory.path, SkillErrorCode.FILE_ERROR, message, directory.level)]
     for entry in entries:
         try:
-            loaded = _load_entry(entry, directory.level)
+            loaded = _load_entry(entry, directory.level, directory.roots)
         except Exception as exc:  # noqa: BLE001 - one odd entry must not stop the rest of the level
             loaded = SkillProblem(
                 Path(entry.path), SkillErrorCode.FILE_ERROR, f"Cannot load skill: {exc}", directory.level
@@ -131,13 +136,16 @@ def scan_skills_dir(directory: SkillsDir) -> tuple[list[Skill], list[SkillProble
     return skills, problems
 
 
-def _load_entry(entry: os.DirEntry[str], level: SkillLevel) -> Skill | SkillProblem | None:
+def _load_entry(entry: os.DirEntry[str], level: SkillLevel, roots: tuple[Path, ...] = ()) -> Skill | SkillProblem | None:
     """A skill, a problem, or None for an entry that is simply not a skill (a README, a hidden file)."""
     path = Path(entry.path)
     if entry.name.startswith("."):
         return None
+    escape = _escaping(path, roots)
+    if escape is not None:
+        return SkillProblem(path, SkillErrorCode.FILE_ERROR, f"Cannot load skill: {escape}", level)
     try:
-        # Followed on purpose: a skill folder may be a symlink to a skills repository anywhere.
+        # Followed: a skill folder may be a symlink, as long as it stays inside the project (or the user's dirs).
         info = os.stat(path)
     except OSError as exc:
         return SkillProblem(path, SkillErrorCode.FILE_ERROR, _unreachable(path, entry, exc), level)
@@ -150,6 +158,19 @@ def _load_entry(entry: os.DirEntry[str], level: SkillLevel) -> Skill | SkillProb
     if not os.path.lexists(skill_file):
         return _misnamed_skill_file(path, level)
     return load_skill(skill_file, level)
+
+
+def _escaping(path: Path, roots: tuple[Path, ...]) -> str | None:
+    """A project skill linking out of the repository reads whatever the link names (an import of it is refused too)."""
+    if not roots:
+        return None
+    for candidate in (path, path / SKILL_FILE):
+        if not os.path.lexists(candidate):
+            continue
+        real = os.path.realpath(candidate)
+        if not any(is_within(real, os.path.realpath(root)) for root in roots):
+            return f"{TRAVERSAL_MESSAGE} - it links to {real}, outside {roots[0]}"
+    return None
 
 
 def _unreachable(path: Path, entry: os.DirEntry[str], exc: OSError) -> str:

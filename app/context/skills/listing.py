@@ -30,7 +30,9 @@ _REMOVED_INTRO = "No longer available; do not invoke: "
 def skill_entry(skill: Skill) -> str:
     """One ``<skill>`` element, its tags and values on lines of their own."""
     level = skill.level.value
-    about = skill.description if not skill.when_to_use else f"{skill.description} — {skill.when_to_use}"
+    # A multi-line (``|``) YAML description keeps its first line only, as in Qwen Code 0.24.4's listing.
+    description = skill.description.split("\n", 1)[0].strip()
+    about = description if not skill.when_to_use else f"{description} — {skill.when_to_use}"
     lines = [
         "<skill>",
         "<name>",
@@ -93,5 +95,7 @@ def _cap(text: str) -> str:
 
 
 def _escape(text: str) -> str:
-    # Only what could close or open a tag; quotes are harmless in element text.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
+    # As Qwen Code 0.24.4 escapes it: what could open or close a tag, and both quotes.
+    return (
+        text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("'", "&apos;").replace('"', "&quot;")
+    )

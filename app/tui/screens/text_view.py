@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -17,11 +19,13 @@ class TextScreen(ModalScreen[None]):
         Binding("c", "copy", "Copy", id="text_copy"),
     ]
 
-    def __init__(self, title: str, text: str, *, subtitle: str = "") -> None:
+    def __init__(self, title: str, text: str, *, subtitle: str = "", highlight: str | None = None) -> None:
         super().__init__(classes="text-view")
         self.title_text = title
         self.body = text
         self.subtitle = subtitle
+        # Lines matching this regex are shown in the warning colour (a cut instruction file in /context).
+        self.highlight = highlight
 
     def compose(self) -> ComposeResult:
         with Vertical(id="text-dialog"):
@@ -31,7 +35,14 @@ class TextScreen(ModalScreen[None]):
             head += "  [$text-muted](c copies · esc closes)[/]"
             yield Static(Content.from_markup(head), id="text-title")
             with VerticalScroll(id="text-body"):
-                yield Static(Content(self.body or "(empty)"), id="text-content")
+                yield Static(self._content(), id="text-content")
+
+    def _content(self) -> Content:
+        if not self.highlight or not self.body:
+            return Content(self.body or "(empty)")
+        pattern = re.compile(self.highlight)
+        lines = [f"[$warning]{escape(line)}[/]" if pattern.search(line) else escape(line) for line in self.body.split("\n")]
+        return Content.from_markup("\n".join(lines))
 
     def on_mount(self) -> None:
         self.query_one("#text-body").focus()

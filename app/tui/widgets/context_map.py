@@ -30,6 +30,8 @@ GROUP_COLOURS = {
     "Reminders": "$accent 50%",
     "Streaming": "$warning",
 }
+# An instruction file sent cut stands out from the files sent whole.
+CUT_COLOUR = "$warning"
 MESSAGE_LABELS = {
     "user": "user messages",
     "assistant": "assistant replies",
@@ -119,6 +121,7 @@ class ContextMap(Widget, can_focus=True):
         self.reported: int | None = None
         self.thresholds: Thresholds | None = None
         self.pct: float | None = None  # compaction.pct, as the gauge uses it
+        self.origin = ""
         self.token_method = ""
         self.streaming_tokens = 0
 
@@ -128,7 +131,7 @@ class ContextMap(Widget, can_focus=True):
         self.window = request.context_window
         self.used = request.total_tokens
         self.reported = reported
-        self.thresholds = compute_thresholds(self.window, self.pct) if self.window else None
+        self.thresholds = compute_thresholds(self.window, self.pct, origin=self.origin) if self.window else None
         self.token_method = request.token_method
         self.streaming_tokens = 0
         # Keep the selection on the same block across updates.
@@ -208,7 +211,7 @@ class ContextMap(Widget, can_focus=True):
     def _block_lines(self, block: MapBlock, selected: bool, width: int, rows: int) -> list[Content]:
         status = f" {block.status}" if block.status and block.status != "OK" else ""
         label = f"{block.name}{status} · {format_tokens(block.tokens)}"
-        colour = GROUP_COLOURS.get(block.group, "$panel")
+        colour = CUT_COLOUR if block.status == "TRUNCATED" else GROUP_COLOURS.get(block.group, "$panel")
         return self._paint(label, colour, width, rows, selected=selected)
 
     def _paint(self, label: str, colour: str, width: int, rows: int, *, selected: bool = False) -> list[Content]:

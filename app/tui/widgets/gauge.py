@@ -17,7 +17,8 @@ TICKS = (("warn", "│"), ("auto", "┃"), ("hard", "█"))
 class BudgetGauge(Widget):
     tokens: reactive[int] = reactive(0)
     window: reactive[int] = reactive(0)
-    pct: reactive[float] = reactive(0.7)
+    pct: reactive[float | None] = reactive(None)  # compaction.pct; None is the default formula
+    origin: reactive[str] = reactive("")  # where an explicit pct was set
     source: reactive[str] = reactive("")  # reported | estimate
     pending: reactive[int] = reactive(0)  # tokens the files @mentioned in the prompt would add
 
@@ -36,12 +37,16 @@ class BudgetGauge(Widget):
     def band(self) -> str:
         if not self.window:
             return "ok"
-        return compute_thresholds(self.window, self.pct).band(self.tokens)
+        return compute_thresholds(self.window, self.pct, origin=self.origin).band(self.tokens)
 
     def render(self) -> Content:
         if not self.window:
             return Content.from_markup("[$text-muted]Context: no model configured[/]")
-        thresholds = compute_thresholds(self.window, self.pct)
+        thresholds = compute_thresholds(self.window, self.pct, origin=self.origin)
+        # The ticks' meaning, on hover: the thresholds in force and where they came from.
+        self.tooltip = (
+            f"warn {thresholds.warn:,.0f} · auto-compact {thresholds.auto:,.0f} · hard {thresholds.hard:,.0f} tokens ({thresholds.source})"
+        )
         left = max(0.0, 1 - self.tokens / self.window)
         label = f" {format_tokens(self.tokens)} / {format_tokens(self.window)} · Context left {left * 100:.0f}%"
         if self.source:
