@@ -265,7 +265,10 @@ READ_ONLY = ["ls -la", "cat README.md | head -5", "grep -rn tabs .", "find . -na
 
 
 def test_the_memory_agents_policy_denies_shell_commands_that_only_look_read_only(tmp_path: Path) -> None:
-    policy = MemoryAgentPolicy([tmp_path / "memory"], tmp_path)
+    # Its tools' workspace is the memory directory (common_root of one root): reads stay in it.
+    memory = tmp_path / "memory"
+    memory.mkdir()
+    policy = MemoryAgentPolicy([memory], memory)
     shell = builtin_registry().get("run_shell_command")
     assert shell is not None
     allowed = [c for c in NOT_READ_ONLY if policy.decide(shell, {"command": c})[0].value != "deny"]
