@@ -1,6 +1,7 @@
 """The files that control the agent itself, which it must not rewrite without asking.
 
-Settings (``.qwen/settings.*``), skills (``.qwen/skills/``), ``.agents/``, the whole
+Settings (``.qwen/settings.*``), skills (``.qwen/skills/``), rules (``.qwen/rules/``,
+instruction text like QWEN.md), ``.agents/``, the whole
 of ``.git/`` (config, hooks: both run programs) and the instruction files
 ``QWEN.md`` / ``AGENTS.md`` / ``CLAUDE.md`` at any directory level. A write to one
 of them asks in every mode short of yolo, auto-edit included, and is never
@@ -22,6 +23,10 @@ from app.core.tools.shell_wrappers import Analysis
 CONTROL_DIRS = (".git", ".agents")
 INSTRUCTION_FILES = ("qwen.md", "agents.md", "claude.md")
 REASON = "writes to the agent's own controls always ask"
+UNKNOWN_WORD_REASON = (
+    "a word of this command is known only when it runs and could name one of the agent's own controls; "
+    "writes to them always ask"
+)
 
 
 def names_control(path: str, root: Path | None) -> bool:
@@ -45,25 +50,27 @@ def names_control(path: str, root: Path | None) -> bool:
     return _lexically_control(real)
 
 
-def command_touches_controls(analysis: Analysis, root: Path | None) -> bool:
-    """A command naming a control anywhere (word, option value, redirection), or running ``git config``.
-
-    A word known only when it runs could name one too.
+def command_touches_controls(analysis: Analysis, root: Path | None) -> str | None:
+    """Why a command may write a control: it names one (word, option value, redirection),
+    runs ``git config``, or holds a word known only when it runs. None when it cannot.
     """
+    unknown = False
     for simple in analysis.commands:
         for word in simple.assignment_words + simple.argv_words:
             if not word.known and not word.glob:
-                return True
-            if any(_candidate_matches(piece, root, glob=word.glob) for piece in _pieces(word.text)):
-                return True
+                unknown = True
+            elif any(_candidate_matches(piece, root, glob=word.glob) for piece in _pieces(word.text)):
+                return REASON
         for redirect in simple.redirects:
-            if redirect.word is not None and (not redirect.word.known or names_control(redirect.target, root)):
-                return True
+            if redirect.word is not None and not redirect.word.known:
+                unknown = True
+            elif redirect.word is not None and names_control(redirect.target, root):
+                return REASON
     for invocation in analysis.invocations:
         args = [w.text for w in invocation.words[1:] if not w.text.startswith("-")]
         if invocation.name == "git" and args[:1] == ["config"]:
-            return True
-    return False
+            return REASON
+    return UNKNOWN_WORD_REASON if unknown else None
 
 
 def _pieces(text: str) -> list[str]:
@@ -93,7 +100,7 @@ def _lexically_control(path: str) -> bool:
             return True
         if part == ".qwen" and index + 1 < len(parts):
             following = parts[index + 1]
-            if following == "skills" or following.startswith("settings."):
+            if following in ("skills", "rules") or following.startswith("settings."):
                 return True
     return bool(parts) and parts[-1] in INSTRUCTION_FILES
 

@@ -111,8 +111,9 @@ class PermissionPolicy:
         rule = _any_part_matches(self.always_ask, call)
         if rule is not None:
             return PermissionDecision.ASK, f"rule {rule} always asks, in every mode"
-        if self.mode is not ApprovalMode.YOLO and self._touches_controls(call):
-            return PermissionDecision.ASK, CONTROLS_REASON
+        controls = self._controls_reason(call) if self.mode is not ApprovalMode.YOLO else None
+        if controls is not None:
+            return PermissionDecision.ASK, controls
         rule = _any_part_matches(self._ask_rules, call)
         if rule is not None:
             if self.mode is ApprovalMode.YOLO:
@@ -134,7 +135,7 @@ class PermissionPolicy:
     def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[str]:
         """Remember an "always" answer; returns the rules added (to tell the person)."""
         call = self._call(tool, args)
-        if self._touches_controls(call):
+        if self._controls_reason(call) is not None:
             return []  # asked every time: one "always" must not open the agent's own controls
         added: list[str] = []
         for rule in session_rules_for(tool, call):
@@ -149,13 +150,20 @@ class PermissionPolicy:
             return _Call(tool.name, subject, analyse_command(subject), tool.kind)
         return _Call(tool.name, _root_relative(subject, self.root), None, tool.kind)
 
-    def _touches_controls(self, call: _Call) -> bool:
-        if call.analysis is not None:
-            if not command_touches_controls(call.analysis, self.root):
-                return False
+    def _controls_reason(self, call: _Call) -> str | None:
+        """Why this call may write the agent's own controls (agent_controls.py), or None."""
+        analysis = call.analysis
+        if analysis is not None:
+            if not analysis.ok:
+                return None  # never allowed on a rule anyway: the mode's default asks
+            reason = command_touches_controls(analysis, self.root)
             # Reading a control is fine (cat .git/config); only a command that may write asks.
-            return read_only_refusal(call.subject, roots=[Path(os.sep)]) is not None
-        return call.kind is ToolKind.EDIT and names_control(call.subject, self.root)
+            if reason is None or read_only_refusal(call.subject, roots=[Path(os.sep)], cwd=self.root) is None:
+                return None
+            return reason
+        if call.kind is ToolKind.EDIT and names_control(call.subject, self.root):
+            return CONTROLS_REASON
+        return None
 
 
 def session_rules_for(tool: Tool, call: _Call) -> list[PermissionRule]:
