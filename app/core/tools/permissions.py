@@ -50,6 +50,8 @@ class PermissionDecision(str, Enum):
     DENY = "deny"
 
 
+# The tool whose subject is a bash command line; other EXECUTE tools (MCP) are matched by name.
+SHELL_TOOL = "run_shell_command"
 # Redirection targets that write nothing anyone cares about.
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
@@ -146,7 +148,7 @@ class PermissionPolicy:
 
     def _call(self, tool: Tool, args: dict[str, Any]) -> _Call:
         subject = tool.subject(args)
-        if tool.kind is ToolKind.EXECUTE:
+        if tool.kind is ToolKind.EXECUTE and tool.name == SHELL_TOOL:
             return _Call(tool.name, subject, analyse_command(subject), tool.kind)
         return _Call(tool.name, _root_relative(subject, self.root), None, tool.kind)
 

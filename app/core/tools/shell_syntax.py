@@ -152,8 +152,10 @@ def parse_shell(command: str) -> ShellScript:
     source = command.encode("utf-8", "surrogatepass")
     tree = _parser().parse(source)
     _Builder(source, script).statements(tree.root_node)
-    if tree.root_node.has_error and script.error is None:
-        script.error = "bash would not accept it as written (a syntax error)"
+    if tree.root_node.has_error:
+        # What bash runs of a line it rejects part of is anyone's guess: it hides the program too.
+        script.error = script.error or "bash would not accept it as written (a syntax error)"
+        script.unknown_program = True
     _check_line_continuations(command, source, tree.root_node, script)
     return script
 
@@ -223,7 +225,7 @@ class _Builder:
         elif kind == "function_definition":
             self.fail("it defines a function, which can give any later name a new meaning", hides_program=True)
         elif kind == "ERROR" or node.is_missing:
-            self.fail("bash would not accept it as written (a syntax error)")
+            self.fail("bash would not accept it as written (a syntax error)", hides_program=True)
         else:
             self.fail(f"it holds a {kind.replace('_', ' ')}, which is not analysed")
 
