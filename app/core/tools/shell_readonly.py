@@ -135,10 +135,10 @@ class _Checker:
             if _GLOB_UNSAFE.search(word.text):
                 return f"{program}: the pattern {word.text} (brackets or braces) is not analysed"
             matches = sorted(glob.glob(word.text, root_dir=self.cwd))
-            for name in matches or [word.text]:
+            for name in matches:
                 if name.startswith("-"):
                     return f"{program}: {word.text} matches {name}, a file name bash would pass as an option"
-                out.append(name)
+            out.extend(matches or [word.text])  # no match: bash passes the pattern as it is
         return out
 
     def _row(self, program: str, row: ReadOnlyCommand, args: list[str]) -> str | None:

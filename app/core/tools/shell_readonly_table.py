@@ -67,7 +67,7 @@ _GIT_DIFF_FLAGS = (
     "patch no-patch raw patch-with-raw patch-with-stat stat shortstat numstat name-only name-status summary "
     "compact-summary minimal patience histogram no-renames full-index binary check text ignore-all-space "
     "ignore-space-change ignore-space-at-eol ignore-blank-lines ignore-cr-at-eol ignore-submodules no-color "
-    "no-ext-diff no-textconv function-context exit-code quiet no-prefix irreversible-delete pickaxe-all "
+    "no-ext-diff no-textconv function-context exit-code no-prefix irreversible-delete pickaxe-all "
     "pickaxe-regex cumulative indent-heuristic no-indent-heuristic no-color-moved-ws"
 )
 _GIT_DIFF_VALUED = "unified diff-filter src-prefix dst-prefix line-prefix inter-hunk-context skip-to rotate-to"
@@ -77,22 +77,31 @@ _GIT_LOG_FLAGS = (
     "no-abbrev-commit full-history date-order author-date-order topo-order left-right cherry-pick cherry-mark "
     "boundary source no-decorate all-match invert-grep regexp-ignore-case extended-regexp fixed-strings "
     "perl-regexp no-walk do-walk children parents simplify-by-decoration dense sparse left-only right-only cherry "
-    "relative-date log-size use-mailmap mailmap no-notes show-notes"
+    "relative-date log-size use-mailmap no-notes show-notes"
 )
 _GIT_LOG_VALUED = "max-count skip since after until before author committer grep format date min-parents max-parents"
 _GIT_LOG_OPTIONAL = "pretty decorate notes"
 _GIT_LOG = spec(
-    "pusqiEFPwbW",
+    "pusiEFPwbW",
     "nUSG",
     " ".join((_GIT_DIFF_FLAGS, _GIT_LOG_FLAGS)),
     " ".join((_GIT_DIFF_VALUED, _GIT_LOG_VALUED)),
     " ".join((_GIT_DIFF_OPTIONAL, _GIT_LOG_OPTIONAL)),
     numeric=True,
 )
-_GIT_DIFF = spec(
-    "pusRaqwbW",
+# git show takes the diff options and the commit-formatting ones (git-show(1)), not rev-list's.
+_GIT_SHOW = spec(
+    "pusmwbW",
     "USG",
-    _GIT_DIFF_FLAGS + " cached staged merge-base",
+    _GIT_DIFF_FLAGS + " oneline abbrev-commit no-abbrev-commit show-notes no-notes expand-tabs first-parent cc "
+    "combined-all-paths",
+    _GIT_DIFF_VALUED + " format date encoding",
+    _GIT_DIFF_OPTIONAL + " pretty decorate notes",
+)
+_GIT_DIFF = spec(
+    "pusRawbW",
+    "USG",
+    _GIT_DIFF_FLAGS + " cached staged merge-base quiet",
     _GIT_DIFF_VALUED,
     _GIT_DIFF_OPTIONAL,
 )
@@ -101,13 +110,13 @@ GIT_GLOBAL = spec("P", "", "no-pager no-optional-locks literal-pathspecs no-repl
 
 GIT: dict[str, ReadOnlyCommand] = {
     "status": ReadOnlyCommand(
-        spec("sbvz", "", "short branch long verbose null no-ahead-behind ahead-behind show-stash no-renames renames",
+        spec("sbvz", "", "short branch long verbose no-ahead-behind ahead-behind show-stash no-renames renames",
              "", "porcelain untracked-files ignored ignore-submodules column no-column find-renames"),  # fmt: skip
         paths="maybe",
         manual="man git-status",
     ),
     "log": ReadOnlyCommand(_GIT_LOG, paths="maybe", manual="man git-log"),
-    "show": ReadOnlyCommand(_GIT_LOG, paths="maybe", manual="man git-show"),
+    "show": ReadOnlyCommand(_GIT_SHOW, paths="maybe", manual="man git-show"),
     "diff": ReadOnlyCommand(_GIT_DIFF, paths="maybe", manual="man git-diff"),
     "blame": ReadOnlyCommand(
         spec("bctlsnefwp", "LMC", "root show-stats porcelain line-porcelain incremental show-name show-number "
@@ -173,7 +182,7 @@ GIT: dict[str, ReadOnlyCommand] = {
     "remote": ReadOnlyCommand(spec("v", "", "verbose"), paths="none", rule="git-remote", manual="man git-remote"),
     "config": ReadOnlyCommand(
         spec("lz", "f", "get get-all get-regexp get-urlmatch list show-origin show-scope local global system worktree "
-             "name-only null bool int bool-or-int path includes no-includes",
+             "name-only null bool int bool-or-int path",
              "file type default"),  # fmt: skip
         paths="none",
         path_options=_paths("-f", "--file"),
@@ -328,7 +337,7 @@ COMMANDS: dict[str, ReadOnlyCommand] = {
     "printf": ReadOnlyCommand(spec(), paths="none", rule="printf", manual="help printf"),
     "true": ReadOnlyCommand(spec(), paths="none", rule="any-words", manual="help true"),
     "false": ReadOnlyCommand(spec(), paths="none", rule="any-words", manual="help false"),
-    "which": ReadOnlyCommand(spec("as"), paths="none", manual="which"),
+    "which": ReadOnlyCommand(spec("a"), paths="none", manual="which"),
     "git": ReadOnlyCommand(GIT_GLOBAL, rule="git", manual="man git"),
 }
 
