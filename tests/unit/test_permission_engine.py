@@ -126,6 +126,11 @@ HIDDEN_PROGRAMS = [
     "f() { rm x; }; f",
     "r\\\nm x",
     "echo 'open; rm x",
+    "(( x[$(rm y)] ))",
+    "echo $(( $(rm y) ))",
+    "a[$(rm y)]=1",
+    "ls\r\nrm x",
+    "echo " + "$(" * 3000 + "x" + ")" * 3000,
 ]
 
 

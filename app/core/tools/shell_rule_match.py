@@ -20,6 +20,8 @@ from app.core.tools.shell_wrappers import Invocation
 
 # Stands for a word known only when the command runs: no pattern character but "*" matches it.
 _RUNTIME = "\x00"
+# Beyond this many words the word-by-word search is not tried: a deny rule is taken to match.
+MAX_SEARCH_WORDS = 200
 
 
 def deny_pattern_matches(pattern: str, invocation: Invocation) -> bool:
@@ -28,6 +30,8 @@ def deny_pattern_matches(pattern: str, invocation: Invocation) -> bool:
         return any(fnmatchcase(view, pattern) for view in literal_views)
     tokens = tuple(pattern.split())
     for words in _word_views(invocation):
+        if len(words) + len(tokens) > MAX_SEARCH_WORDS:
+            return True  # strict on purpose: a deny rule errs towards denying
         if _could_match(tokens, tuple(words)):
             return True
     return False

@@ -21,14 +21,19 @@ Expansions in argument position are fine for rules: they cannot start a new
 command, so a word holding one is marked ``dynamic`` (its value is known only
 when it runs) and callers decide what that means for them.
 
-Costs, measured on this machine (2 shared cores) with
-``python -X importtime`` and ``timeit`` over the attack list in the tests:
-importing tree_sitter + tree_sitter_bash and building the parser takes about
-35 ms once per process, so both are imported on the first command judged, not
-at start-up; parsing a typical one-line command takes 0.02-0.05 ms and a
-40-command script about 0.3 ms. The hand-made tokenizer this replaces was
-deleted: the grammar covers all it did (quotes, operators, redirections,
-substitutions, comments, env prefixes) and the constructs it could not see.
+Costs, measured on this machine (2 cores shared with other work, load average
+10-12) by ``python -m bench.shell`` and a ``perf_counter`` loop over its corpus:
+importing tree_sitter + tree_sitter_bash and building the parser takes 35-45 ms
+in-process (90-130 ms in a fresh interpreter under that load, most of it the
+``importlib.resources`` that tree_sitter_bash imports), paid once, on the first
+command judged — so both are imported here lazily, never at start-up; parsing a
+typical one-line command takes about 0.03 ms in tree-sitter and 0.1-0.3 ms with
+this model built from the tree.
+
+The hand-made tokenizer this replaces was deleted: the grammar covers all it
+did (quotes, operators, redirections, substitutions, comments, env prefixes)
+and the constructs it could not see (``$'\\''`` opened a quote for it that bash
+closes, hiding a second command).
 """
 
 from __future__ import annotations
@@ -39,8 +44,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
-# Words of a command name that make it unknowable, and the shell keywords bash reads
-# before a command (tree-sitter may give them as plain words).
+# Unquoted characters that make bash expand a word into file names.
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
 _ARITH_TEST_OPERATORS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
@@ -148,10 +152,15 @@ def parse_shell(command: str) -> ShellScript:
     script = ShellScript()
     if "\r" in command or "\x00" in command:
         script.error = "it holds a carriage return or NUL byte, which bash and the grammar read differently"
+        script.unknown_program = True
         return script
     source = command.encode("utf-8", "surrogatepass")
     tree = _parser().parse(source)
-    _Builder(source, script).statements(tree.root_node)
+    try:
+        _Builder(source, script).statements(tree.root_node)
+    except RecursionError:
+        # Thousands of nested $( or && deep: no person writes that; refuse to guess.
+        return ShellScript(error="it is nested too deeply to analyse", unknown_program=True)
     if tree.root_node.has_error:
         # What bash runs of a line it rejects part of is anyone's guess: it hides the program too.
         script.error = script.error or "bash would not accept it as written (a syntax error)"
@@ -176,7 +185,8 @@ class _Builder:
 
     # -- statements ---------------------------------------------------------------------------------
 
-    def fail(self, reason: str, *, hides_program: bool = False) -> None:
+    def fail(self, reason: str, *, hides_program: bool = True) -> None:
+        """Unanalysable. By default it hides the program too: the part not followed may run anything."""
         if self.script.error is None:
             self.script.error = reason
         if hides_program:
@@ -285,7 +295,7 @@ class _Builder:
             elif child.type in _REDIRECTS:
                 simple.redirects.append(self.redirect(child, trailing))
             elif not child.is_named and child.type == "$":
-                self.fail("it uses $\"...\" locale quoting, which bash translates before running")
+                self.fail("it uses $\"...\" locale quoting, which bash translates before running", hides_program=False)
             elif field_name == "argument" or child.is_named:
                 simple.argv_words.append(self.word(child))
             else:
@@ -409,16 +419,16 @@ class _Builder:
             return Word(self.text(node), dynamic=True)
         if kind == "process_substitution":
             if node.children[0].type == ">(":
-                self.fail("a >(...) process substitution runs a command the program writes into")
+                self.fail("a >(...) process substitution runs a command the program writes into", hides_program=False)
             self.substitution(node)
             return Word(self.text(node), dynamic=True)
         if kind == "brace_expression":
             return Word(self.text(node), glob=True)
         if kind == "ansi_c_string":
-            self.fail("it uses $'...' quoting, which bash decodes before running (the rules would see other text)")
+            self.fail("it uses $'...' quoting, which bash decodes before running (the rules would see other text)", hides_program=False)
             return Word(self.text(node), dynamic=True)
         if kind == "translated_string":
-            self.fail("it uses $\"...\" locale quoting, which bash translates before running")
+            self.fail("it uses $\"...\" locale quoting, which bash translates before running", hides_program=False)
             return Word(self.text(node), dynamic=True)
         if kind == "arithmetic_expansion":
             self.fail("it holds arithmetic $(( ... )), which is not analysed")
@@ -427,7 +437,7 @@ class _Builder:
             self.fail("bash would not accept it as written (a syntax error)")
             return Word(self.text(node), dynamic=True)
         if not node.is_named and kind == "$":
-            self.fail("it uses $\"...\" locale quoting, which bash translates before running")
+            self.fail("it uses $\"...\" locale quoting, which bash translates before running", hides_program=False)
             return Word("$", dynamic=True)
         self.fail(f"it holds a {kind.replace('_', ' ')} in a word, which is not analysed")
         return Word(self.text(node), dynamic=True)
