@@ -380,6 +380,8 @@ class _Builder:
                 if not child.is_named and child.type not in ("<<", "<<-"):
                     trailing.append(child)
             return Redirect(operator or "<<", "", fd, None)
+        if target is None and operator in (">&-", "<&-"):
+            return Redirect(operator[:2], "-", fd, None)  # closes a descriptor: writes nothing
         if target is None:
             self.fail(f"the redirection {operator} has no target")
             return Redirect(operator, "", fd, None)
@@ -415,6 +417,9 @@ class _Builder:
             self.inner_words(node)
             return Word(self.text(node), dynamic=True)
         if kind == "command_substitution":
+            if self.text(node).startswith("`") and "\\" in self.text(node):
+                # Inside backticks bash undoes \` \$ \\ first, so `a \`b\`` runs b too; the grammar does not.
+                self.fail("a backslash inside `...` (bash reads it again, nesting commands the grammar does not see)")
             self.substitution(node)
             return Word(self.text(node), dynamic=True)
         if kind == "process_substitution":
