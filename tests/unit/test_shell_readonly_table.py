@@ -95,7 +95,7 @@ SAMPLES: dict[str, tuple[str, list[str]]] = {
     "grep": ("grep -rn --include=*.py TODO src", ["-R", "--dereference-recursive", "-D skip"]),
     "rg": ("rg -n -g '*.py' TODO src", ["--pre=./x", "--pre-glob=*", "--hostname-bin=./x", "-z", "--search-zip", "-L", "--follow"]),
     "find": ("find src -name '*.py' -type f -print", ["-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls", "-L", "-follow"]),
-    "diff": ("diff -u README.md src/a.py", ["-l", "--paginate"]),
+    "diff": ("diff -u README.md src/a.py", ["-l", "--paginate", "-r", "--recursive"]),
     "cmp": ("cmp -s README.md src/a.py", []),
     "cut": ("cut -d: -f1 README.md", []),
     "sort": ("sort -n -k2 README.md", ["-o", "--output=x", "-T", "--temporary-directory=.", "--compress-program=sh", "--files0-from=x"]),

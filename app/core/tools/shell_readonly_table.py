@@ -237,11 +237,12 @@ COMMANDS: dict[str, ReadOnlyCommand] = {
         manual="--help",
     ),
     "find": ReadOnlyCommand(spec(), rule="find", reads_cwd=True, manual="man find"),
-    # -l / --paginate runs pr; --from-file / --to-file name files it reads.
+    # -l / --paginate runs pr; -r / --recursive follows symlinks out of the project; --from-file /
+    # --to-file name files it reads.
     "diff": ReadOnlyCommand(
-        spec("qscuenyptTrNiEZbwBadx", "CUWFIDXS",
+        spec("qscuenyptTNiEZbwBadx", "CUWFIDXS",
              "normal brief report-identical-files ed rcs side-by-side left-column suppress-common-lines "
-             "show-c-function expand-tabs initial-tab suppress-blank-empty recursive no-dereference new-file "
+             "show-c-function expand-tabs initial-tab suppress-blank-empty no-dereference new-file "
              "unidirectional-new-file ignore-file-name-case no-ignore-file-name-case ignore-case "
              "ignore-tab-expansion ignore-trailing-space ignore-space-change ignore-all-space ignore-blank-lines "
              "text strip-trailing-cr minimal speed-large-files help version",

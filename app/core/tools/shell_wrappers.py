@@ -103,11 +103,16 @@ HIDING_BUILTINS = {
     "mapfile": "mapfile -C runs a callback",
     "readarray": "readarray -C runs a callback",
 }
-# Variables that change which program a name runs, or run code when a shell starts.
+# Variables that change which program a name runs, run code when a shell starts, or name a
+# program that another one runs (a pager, an editor, git's ssh and diff commands).
 HIDING_VARIABLES = frozenset(
     {"PATH", "BASH_ENV", "ENV", "LD_PRELOAD", "LD_LIBRARY_PATH", "LD_AUDIT", "IFS", "SHELLOPTS", "BASHOPTS",
-     "PROMPT_COMMAND", "PS4", "BASH_LOADABLES_PATH", "CDPATH", "GLOBIGNORE"}
+     "PROMPT_COMMAND", "PS4", "BASH_LOADABLES_PATH", "CDPATH", "GLOBIGNORE", "PAGER", "MANPAGER", "EDITOR",
+     "VISUAL", "LESSOPEN", "LESSCLOSE", "SSH_ASKPASS", "GIT_PAGER", "GIT_EDITOR", "GIT_SSH", "GIT_SSH_COMMAND",
+     "GIT_EXTERNAL_DIFF", "GIT_ASKPASS", "GIT_EXEC_PATH", "GIT_SEQUENCE_EDITOR"}
 )  # fmt: skip
+# git -c / --config-env can set core.pager, alias.x=!cmd, diff.external...: programs git would run.
+GIT_CONFIG_OPTIONS = ("-c", "--config-env")
 
 
 @dataclass
@@ -175,7 +180,7 @@ def _analyse_script(script: ShellScript, analysis: Analysis, depth: int) -> None
 def _check_assignments(words: list[Word], analysis: Analysis) -> None:
     for word in words:
         name = word.text.split("=", 1)[0].rstrip("+")
-        if name in HIDING_VARIABLES or name.startswith("BASH_FUNC_"):
+        if name in HIDING_VARIABLES or name.startswith(("BASH_FUNC_", "GIT_CONFIG_")):
             analysis.fail(f"setting {name} changes which program a name runs")
 
 
@@ -197,6 +202,9 @@ def _unwrap(invocation: Invocation, analysis: Analysis, depth: int) -> Iterator[
             return
         if name in SHELLS:
             yield from _shell_string(current, analysis, depth)
+            return
+        if name == "git" and _sets_git_config(current):
+            analysis.fail("git -c / --config-env can make git run any program (a pager, an alias, a diff driver)")
             return
         if name == "find":
             yield from _find(current, analysis)
@@ -319,3 +327,14 @@ def _find(invocation: Invocation, analysis: Analysis) -> Iterator[Invocation]:
             yield Invocation(inner, appended=True, wrapper=f"find {text}")
             index = end
         index += 1
+
+
+def _sets_git_config(invocation: Invocation) -> bool:
+    """``git -c x=y ...`` or ``--config-env``, among the options before the subcommand."""
+    for word in invocation.words[1:]:
+        text = word.text
+        if text in GIT_CONFIG_OPTIONS or text.startswith("--config-env=") or (text.startswith("-c") and len(text) > 2):
+            return True
+        if not text.startswith("-"):
+            return False
+    return False
