@@ -224,6 +224,13 @@ def test_session_always_covers_the_wrapper_and_what_it_runs() -> None:
     assert policy.decide(shell, {"command": "timeout 5 rm x"})[0] is ASK
 
 
+def test_session_always_covers_a_lone_assignment_exactly() -> None:
+    policy = PermissionPolicy()
+    policy.allow_for_session(shell, {"command": "X=1; make test"})
+    assert policy.decide(shell, {"command": "X=1; make test"})[0] is ALLOW
+    assert policy.decide(shell, {"command": "PATH_X=2; make test"})[0] is ASK
+
+
 def test_the_ansi_c_trick_asks_even_with_an_allow_rule() -> None:
     policy = PermissionPolicy(allow=["run_shell_command(git status *)"])
     decision, reason = policy.decide(shell, {"command": "git status $'\\x3b' rm -rf x"})

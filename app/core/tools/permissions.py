@@ -175,10 +175,16 @@ def session_rules_for(tool: Tool, call: _Call) -> list[PermissionRule]:
     if not call.analysis.ok:
         return []  # allow rules never apply to a command that cannot be analysed
     rules: list[PermissionRule] = []
-    for invocation in call.analysis.invocations:
-        for rule in _program_rules(tool.name, invocation):
-            if rule not in rules:
-                rules.append(rule)
+    candidates = [rule for invocation in call.analysis.invocations for rule in _program_rules(tool.name, invocation)]
+    # "X=1; ..." alone is a part the allow rules must cover: remembered exactly as written.
+    candidates += [
+        PermissionRule(tool.name, escape_pattern(simple.text))
+        for simple in call.analysis.commands
+        if simple.assignment_words and not simple.argv_words
+    ]
+    for rule in candidates:
+        if rule not in rules:
+            rules.append(rule)
     return rules
 
 
