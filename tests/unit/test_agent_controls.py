@@ -104,3 +104,14 @@ def test_shell_commands_that_may_write_a_control_ask_even_when_allowed(command: 
 def test_reading_a_control_is_not_a_write(command: str, tmp_path: Path) -> None:
     policy = PermissionPolicy(allow=["run_shell_command(*)"], root=tmp_path)
     assert policy.decide(shell, {"command": command})[0] is ALLOW
+
+
+def test_the_users_config_directory_is_a_control_as_a_whole(tmp_path: Path) -> None:
+    from app.paths import user_config_dir
+
+    config = user_config_dir()  # under this test's AGENTCTX_HOME
+    policy = PermissionPolicy(allow=["run_shell_command(*)"], mode=ApprovalMode.AUTO_EDIT, root=tmp_path)
+    for path in (config / "settings.yaml", config / "trusted-folders.json", config / "skills" / "x" / "SKILL.md"):
+        assert names_control(str(path), tmp_path)
+        assert policy.decide(shell, {"command": f"cp x {path}"}) == (ASK, REASON)
+    assert not names_control(str(tmp_path / "config" / "settings.yaml.txt"), tmp_path)

@@ -8,6 +8,10 @@ of them asks in every mode short of yolo, auto-edit included, and is never
 remembered as "always" — otherwise one approved edit could switch approvals
 off for the rest of the session (Claude Code protects its settings the same way).
 
+The user's own config directory (``$AGENTCTX_HOME/config``, or platformdirs'
+``agentctx``) is a control as a whole: its settings, hooks, skills and the list of
+trusted folders — an agent that could write that could trust a folder for you.
+
 Names are compared case-insensitively (macOS and Windows file systems are), and
 both as written and where symlinks lead.
 """
@@ -19,6 +23,7 @@ from fnmatch import fnmatch
 from pathlib import Path
 
 from app.core.tools.shell_wrappers import Analysis
+from app.paths import user_config_dir
 
 CONTROL_DIRS = (".git", ".agents")
 INSTRUCTION_FILES = ("qwen.md", "agents.md", "claude.md")
@@ -41,6 +46,8 @@ def names_control(path: str, root: Path | None) -> bool:
         real = _realpath_nearest(full)
     except (OSError, ValueError):
         return True  # cannot tell where it leads: treat it as a control
+    if _inside(real, os.path.realpath(user_config_dir())):
+        return True
     if root is not None:
         try:
             relative = os.path.relpath(real, os.path.realpath(root))
@@ -115,3 +122,7 @@ def _realpath_nearest(path: str) -> str:
             break
     real = os.path.realpath(head) if head else ""
     return os.path.join(real, tail) if tail else real
+
+
+def _inside(path: str, directory: str) -> bool:
+    return path == directory or path.startswith(directory.rstrip(os.sep) + os.sep)
