@@ -10,7 +10,9 @@ real option syntax (from its ``--help`` on a GNU/Linux system):
 - shell builtins: ``command``, ``builtin``, ``exec``, ``time``, ``nohup``;
 - coreutils / util-linux / findutils launchers: ``env``, ``nice``, ``timeout``,
   ``stdbuf``, ``chroot``, ``ionice``, ``setsid``, ``taskset``, ``xargs``;
-- privilege: ``sudo``, ``doas``;
+- privilege: ``sudo``, ``doas``, ``su``/``runuser -c STRING``;
+- ``flock FILE CMD`` / ``flock FILE -c STRING``, ``watch CMD...`` (joined and run by ``sh -c``),
+  ``strace``/``ltrace CMD``;
 - shells: ``bash``, ``sh``, ``zsh``, ``dash``, ``ksh``, ``mksh`` with ``-c STRING``
   (the string is parsed and analysed like the line itself);
 - ``find -exec/-execdir/-ok/-okdir CMD ... ;`` and ``find -delete`` (counted as ``rm``).
@@ -44,6 +46,11 @@ class Wrapper:
     default: str = ""  # the command it runs when none is given (xargs: echo)
     no_command: frozenset[str] = frozenset()  # options meaning "act on a pid, run nothing"
     hides: frozenset[str] = frozenset()  # options that run something we cannot see (sudo -s)
+    strings: frozenset[str] = frozenset()  # options whose value is a command line for a shell (su -c)
+    needs_string: bool = False  # without such an option it opens a shell (su)
+    joins: frozenset[str] = frozenset()  # unless one of these options is given, the operands are joined
+    # into one command line for "sh -c" (watch; watch -x runs them as they are)
+    max_operands: int | None = None  # operands it takes besides the command string (su USER)
 
 
 WRAPPERS: dict[str, Wrapper] = {
@@ -85,7 +92,30 @@ WRAPPERS: dict[str, Wrapper] = {
         hides=frozenset({"-s", "--shell", "-i", "--login", "-e", "--edit"}),
     ),
     "doas": Wrapper(spec("nSs", "Cu", permute=False), hides=frozenset({"-s", "-S", "-C"})),
+    "su": Wrapper(
+        spec("mplfP", "wgGcsu", "preserve-environment login fast pty",
+             "whitelist-environment group supp-group command session-command shell user"),  # fmt: skip
+        strings=frozenset({"-c", "--command", "--session-command"}),
+        needs_string=True,
+        max_operands=1,
+    ),
+    "flock": Wrapper(
+        spec("sxunoF", "wEc", "shared exclusive unlock nonblock close no-fork verbose", "timeout conflict-exit-code command",
+             permute=False),  # fmt: skip
+        leading=1,
+        optional=True,  # "flock FD" locks a descriptor and runs nothing
+        strings=frozenset({"-c", "--command"}),
+    ),
+    "watch": Wrapper(
+        spec("bceghptwx", "nq", "beep color errexit chgexit precise no-title no-wrap exec", "interval equexit",
+             "differences", permute=False),  # fmt: skip
+        joins=frozenset({"-x", "--exec"}),
+    ),
+    "strace": Wrapper(spec("ACdfhikqrtTvVwxyzZcD", "IbeaosXOSPpUEu", "seccomp-bpf", "", permute=False),
+                      no_command=frozenset({"-p"})),  # fmt: skip
 }
+WRAPPERS["runuser"] = WRAPPERS["su"]
+WRAPPERS["ltrace"] = Wrapper(spec("bcCfhiLrStTV", "aAeIlnopsuwx", "", "", permute=False), no_command=frozenset({"-p"}))
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh"})
 FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 # Builtins that run text or a file as commands, or change what later names mean.
@@ -212,6 +242,12 @@ def _unwrap(invocation: Invocation, analysis: Analysis, depth: int) -> Iterator[
         wrapper = WRAPPERS.get(name)
         if wrapper is None:
             return
+        if wrapper.strings or wrapper.joins:
+            strings = _command_strings(current, wrapper, analysis)
+            if strings is not None:
+                for text in strings:
+                    _analyse_script(parse_shell(text), analysis, depth + 1)
+                return
         current = _peel(current, wrapper, analysis)
         if current is not None:
             yield current
@@ -257,6 +293,51 @@ def _peel(invocation: Invocation, wrapper: Wrapper, analysis: Analysis) -> Invoc
         analysis.fail(f"{name} runs a program whose name is known only when it runs")
         return None
     return Invocation(rest, assignments, appended=wrapper.appends or invocation.appended, wrapper=name)
+
+
+def _command_strings(invocation: Invocation, wrapper: Wrapper, analysis: Analysis) -> list[str] | None:
+    """The command lines ``su -c STRING`` / ``flock F -c STRING`` / ``watch CMD...`` hand to a shell.
+
+    None when the wrapper runs its operands as a command instead (flock FILE CMD, watch -x), left to _peel;
+    an empty list when what it runs cannot be known (reported).
+    """
+    name = invocation.name
+    words = invocation.words[1:]
+    options_spec = wrapper.options if wrapper.max_operands is None else OptionSpec(**{**wrapper.options.__dict__, "permute": True})
+    parsed = parse_options([w.text for w in words], options_spec)
+    if parsed.error or any(not w.known for w in words[: parsed.rest_at]):
+        analysis.fail(f"{name}: {parsed.error or 'an option known only when it runs'}, so the command it runs is not known")
+        return []
+    used = {option for option, _ in parsed.options}
+    strings = [value or "" for option, value in parsed.options if option in wrapper.strings]
+    rest = words[parsed.rest_at :]
+    if wrapper.leading and len(rest) > wrapper.leading and rest[wrapper.leading].text in wrapper.strings:
+        # flock FILE -c STRING: the option comes after the lock file.
+        if len(rest) != wrapper.leading + 2:
+            analysis.fail(f"{name} {rest[wrapper.leading].text} needs exactly one command string")
+            return []
+        strings.append(rest[wrapper.leading + 1].text)
+    operands = [o for o in parsed.operands if o != "-"]  # su - USER: "-" means a login shell
+    if strings:
+        if wrapper.max_operands is not None and len(operands) > wrapper.max_operands:
+            analysis.fail(f"{name} passes extra operands to a shell, so what it runs is not known")
+            return []
+        if any(not w.known for w in words):
+            analysis.fail(f"{name} runs a command line known only when it runs")
+            return []
+        return strings
+    if wrapper.needs_string:
+        analysis.fail(f"{name} without -c opens a shell whose commands the analysis cannot see")
+        return []
+    if wrapper.joins and not used & wrapper.joins:
+        if not rest:
+            analysis.fail(f"{name} without a command is not analysed")
+            return []
+        if any(not w.known for w in rest):
+            analysis.fail(f"{name} runs a command line known only when it runs")
+            return []
+        return [" ".join(w.text for w in rest)]  # watch joins its operands and runs them with sh -c
+    return None
 
 
 def _shell_string(invocation: Invocation, analysis: Analysis, depth: int) -> Iterator[Invocation]:
