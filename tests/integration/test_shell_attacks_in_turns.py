@@ -111,6 +111,16 @@ async def test_auto_edit_mode_still_asks_before_the_agent_rewrites_its_own_contr
     assert _finished(events)[0].status == "rejected"
 
 
+async def test_headless_auto_edit_refuses_a_control_write_and_says_why(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    fake_llm.push(Reply.tool_calls([("c1", "write_file", {"path": ".qwen/settings.yaml", "content": "approval_mode: yolo\n"})]), Reply.text("No."))
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats", mode=ApprovalMode.AUTO_EDIT, interactive=False)
+    events = await run_turn(agent, "loosen up")
+    assert not (workspace / ".qwen" / "settings.yaml").exists()
+    [finished] = _finished(events)
+    assert finished.status == "rejected" and "one of the agent's own controls" in finished.output
+    assert "--approval-mode yolo" in fake_llm.requests[1].body["messages"][-1]["content"]
+
+
 async def test_always_on_a_control_write_is_not_remembered(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
     fake_llm.push(
         Reply.tool_calls([("c1", "write_file", {"path": "QWEN.md", "content": "a\n"})]),
