@@ -159,5 +159,5 @@ def test_the_grammar_is_imported_only_when_a_command_is_judged() -> None:
         "import sys; import app.core.tools.permissions, app.core.tools.shell, app.core.tools.shell_readonly; "
         "print('tree_sitter' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": os.getcwd()})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert out.stdout.strip() == "False"
