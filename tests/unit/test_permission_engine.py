@@ -70,6 +70,8 @@ RM_IN_DISGUISE = [
     "su -c 'rm x'",
     "su - root -c 'rm x'",
     "runuser -c 'rm x' bob",
+    "runuser -u bob -- rm x",
+    "runuser -u bob rm x",
     "flock /tmp/lock rm x",
     "flock -n /tmp/lock -c 'ls && rm x'",
     "watch rm x",

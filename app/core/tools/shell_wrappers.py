@@ -10,7 +10,7 @@ real option syntax (from its ``--help`` on a GNU/Linux system):
 - shell builtins: ``command``, ``builtin``, ``exec``, ``time``, ``nohup``;
 - coreutils / util-linux / findutils launchers: ``env``, ``nice``, ``timeout``,
   ``stdbuf``, ``chroot``, ``ionice``, ``setsid``, ``taskset``, ``xargs``;
-- privilege: ``sudo``, ``doas``, ``su``/``runuser -c STRING``;
+- privilege: ``sudo``, ``doas``, ``su``/``runuser -c STRING``, ``runuser -u USER CMD``;
 - ``flock FILE CMD`` / ``flock FILE -c STRING``, ``watch CMD...`` (joined and run by ``sh -c``),
   ``strace``/``ltrace CMD``;
 - shells: ``bash``, ``sh``, ``zsh``, ``dash``, ``ksh``, ``mksh`` with ``-c STRING``
@@ -51,6 +51,7 @@ class Wrapper:
     joins: frozenset[str] = frozenset()  # unless one of these options is given, the operands are joined
     # into one command line for "sh -c" (watch; watch -x runs them as they are)
     max_operands: int | None = None  # operands it takes besides the command string (su USER)
+    direct: frozenset[str] = frozenset()  # options after which the operands are the command (runuser -u)
 
 
 WRAPPERS: dict[str, Wrapper] = {
@@ -114,7 +115,14 @@ WRAPPERS: dict[str, Wrapper] = {
     "strace": Wrapper(spec("ACdfhikqrtTvVwxyzZcD", "IbeaosXOSPpUEu", "seccomp-bpf", "", permute=False),
                       no_command=frozenset({"-p"})),  # fmt: skip
 }
-WRAPPERS["runuser"] = WRAPPERS["su"]
+WRAPPERS["runuser"] = Wrapper(
+    spec("mplfP", "wgGcsu", "preserve-environment login fast pty",
+         "whitelist-environment group supp-group command session-command shell user", permute=False),  # fmt: skip
+    strings=frozenset({"-c", "--command", "--session-command"}),
+    needs_string=True,
+    max_operands=1,
+    direct=frozenset({"-u", "--user"}),
+)
 WRAPPERS["ltrace"] = Wrapper(spec("bcCfhiLrStTV", "aAeIlnopsuwx", "", "", permute=False), no_command=frozenset({"-p"}))
 SHELLS = frozenset({"bash", "sh", "zsh", "dash", "ksh", "mksh"})
 FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
@@ -318,6 +326,8 @@ def _command_strings(invocation: Invocation, wrapper: Wrapper, analysis: Analysi
             return []
         strings.append(rest[wrapper.leading + 1].text)
     operands = [o for o in parsed.operands if o != "-"]  # su - USER: "-" means a login shell
+    if used & wrapper.direct and not strings:
+        return None  # runuser -u USER CMD: the operands are the command
     if strings:
         if wrapper.max_operands is not None and len(operands) > wrapper.max_operands:
             analysis.fail(f"{name} passes extra operands to a shell, so what it runs is not known")
