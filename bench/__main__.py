@@ -6,7 +6,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SCRIPTS = ["startup", "peers", "instructions", "context_report", "compaction", "skills", "memory", "sessions", "tui", "idle"]
+SCRIPTS = ["startup", "peers", "instructions", "context_report", "compaction", "skills", "memory", "sessions", "tui", "idle", "shell"]
 
 
 def main() -> int:

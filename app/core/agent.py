@@ -44,6 +44,7 @@ from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
 from app.core.session.records import SUBTYPE_NOTIFICATION
+from app.core.tools.agent_controls import REASON as CONTROLS_REASON
 from app.core.tools.base import Tool, ToolContext, ToolResult
 from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
@@ -63,6 +64,17 @@ _NEEDS_APPROVAL = (
     "This tool call needs approval, and no one can approve it in non-interactive mode. "
     "Rerun with --approval-mode auto-edit or yolo to allow it."
 )
+
+
+def _needs_approval(reason: str) -> str:
+    """The refusal for a call that asks with no one to ask; the agent's own controls ask even in auto-edit."""
+    if reason == CONTROLS_REASON:
+        return (
+            "This tool call needs approval: it writes one of the agent's own controls (settings, skills, rules, "
+            ".git, QWEN.md/AGENTS.md/CLAUDE.md), which always asks short of --approval-mode yolo, and no one "
+            "can approve it in non-interactive mode."
+        )
+    return _NEEDS_APPROVAL
 
 
 class Recorder(Protocol):
@@ -431,7 +443,7 @@ class Agent(CompactionSteps):
             self._finish_tool(call, f"Permission denied: {reason}.", "rejected", f"{summary} · denied", emit)
             return
         if decision is PermissionDecision.ASK and not self.interactive:
-            self._finish_tool(call, _NEEDS_APPROVAL, "rejected", f"{summary} · needs approval", emit)
+            self._finish_tool(call, _needs_approval(reason), "rejected", f"{summary} · needs approval", emit)
             return
         if decision is PermissionDecision.ASK:
             answer = await self._ask(call, tool, args, summary, emit, reason)

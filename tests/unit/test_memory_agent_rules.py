@@ -26,7 +26,10 @@ def test_merge_takes_the_stricter() -> None:
 @pytest.mark.parametrize(
     ("command", "decision"),
     [
-        ("grep -rn deploy /tmp/chats --include='*.jsonl' | tail -50", ScopedDecision.ALLOW),
+        ("grep -rn deploy . --include='*.jsonl' | tail -50", ScopedDecision.ALLOW),
+        # Reads stay inside the memory directory too: the transcripts elsewhere are not the agent's to read.
+        ("grep -rn deploy /tmp/chats --include='*.jsonl' | tail -50", ScopedDecision.DENY),
+        ("cat /etc/passwd", ScopedDecision.DENY),
         ("ls -la", ScopedDecision.ALLOW),
         ("rm -rf /", ScopedDecision.DENY),
         ("cat a > b", ScopedDecision.DENY),

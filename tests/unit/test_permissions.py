@@ -151,8 +151,10 @@ def test_session_always_covers_each_program_of_a_compound_command() -> None:
 
 def test_session_always_escapes_wildcards_and_keeps_env_prefixed_commands_exact() -> None:
     policy = PermissionPolicy()
-    policy.allow_for_session(shell, _cmd("./run[1].sh"))
-    assert policy.decide(shell, _cmd("./run[1].sh --fast"))[0] is ALLOW
+    # Quoted: unquoted, bash would glob "./run[1].sh" into ./run1.sh, so it is not analysed at all.
+    assert policy.allow_for_session(shell, _cmd("./run[1].sh")) == []
+    policy.allow_for_session(shell, _cmd("'./run[1].sh'"))
+    assert policy.decide(shell, _cmd("'./run[1].sh' --fast"))[0] is ALLOW
     assert policy.decide(shell, _cmd("./run1.sh"))[0] is ASK
     policy.allow_for_session(shell, _cmd("DEBUG=1 make test"))
     assert policy.decide(shell, _cmd("DEBUG=1 make test"))[0] is ALLOW

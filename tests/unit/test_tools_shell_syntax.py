@@ -1,4 +1,4 @@
-"""The small shell parser and the read-only command allowlist."""
+"""The shell grammar model (tree-sitter-bash) and the read-only command allowlist: the cases kept from before."""
 
 from __future__ import annotations
 

@@ -1,6 +1,7 @@
 """What the background memory agents (extraction, dreaming) may do with their tools.
 
-A shell command passes only when the existing read-only analysis clears it;
+A shell command passes only when the read-only analysis clears it, with every
+path it reads inside the memory roots;
 edits and writes pass only inside the memory roots they are given (the
 project and user roots for extraction, the project root for dreaming, where
 the pinned directory stays read-only). Team memory is never among them: it is
@@ -59,18 +60,19 @@ def memory_agent_decision(
 ) -> ScopedVerdict:
     """The verdict for one tool call of a memory agent that may write only under ``roots``."""
     if tool_name == SHELL_TOOL:
-        return _shell_verdict(arguments)
+        return _shell_verdict(arguments, roots, cwd)
     if tool_name in FILE_WRITE_TOOLS:
         return _write_verdict(tool_name, arguments, roots, cwd, protect_pinned)
     return ScopedVerdict(ScopedDecision.DEFAULT)
 
 
-def _shell_verdict(arguments: Mapping[str, Any]) -> ScopedVerdict:
+def _shell_verdict(arguments: Mapping[str, Any], roots: Sequence[Path], cwd: Path) -> ScopedVerdict:
     label = f"ManagedAutoMemory({SHELL_TOOL}: read-only only)"
     command = arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         return ScopedVerdict(ScopedDecision.DENY, label, "no command was given")
-    refusal = read_only_refusal(command)
+    # Its reads too stay inside the memory directories, not just its writes.
+    refusal = read_only_refusal(command, roots=roots, cwd=cwd)
     if refusal is not None:
         return ScopedVerdict(ScopedDecision.DENY, label, refusal)
     return ScopedVerdict(ScopedDecision.ALLOW)

@@ -4,6 +4,9 @@ A rule names a tool and, optionally, a pattern for the call's ``subject()``:
 a ``**``-aware path glob for file tools, an fnmatch pattern (``*`` spans
 anything, ``/`` included) for shell commands. A malformed rule is reported and
 skipped; one typo in a settings file must not stop the app.
+
+MCP tools are named ``mcp__<server>__<tool>``: a rule naming ``mcp__<server>``
+alone covers every tool of that server, ``mcp__<server>__<tool>`` just that one.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from fnmatch import fnmatchcase
 from app.core.tools.globmatch import glob_match
 
 _TOOL_NAME = re.compile(r"[A-Za-z_][\w.:-]*")
+MCP_PREFIX = "mcp"
+MCP_SEPARATOR = "__"
 
 
 class RuleSyntaxError(ValueError):
@@ -30,8 +35,14 @@ class PermissionRule:
     def __str__(self) -> str:
         return self.tool if self.pattern is None else f"{self.tool}({self.pattern})"
 
+    def names_tool(self, tool_name: str) -> bool:
+        if tool_name == self.tool:
+            return True
+        # "mcp__github" covers "mcp__github__create_issue", not "mcp__github2__x".
+        return _is_mcp_server(self.tool) and tool_name.startswith(self.tool + MCP_SEPARATOR)
+
     def matches(self, tool_name: str, subject: str, *, command: bool) -> bool:
-        if tool_name != self.tool:
+        if not self.names_tool(tool_name):
             return False
         if self.pattern is None:
             return True
@@ -96,3 +107,9 @@ def _balanced(text: str) -> bool:
             if depth < 0:
                 return False
     return depth == 0
+
+
+def _is_mcp_server(name: str) -> bool:
+    """``mcp__<server>``: the MCP prefix and a server name, no tool part."""
+    prefix, sep, server = name.partition(MCP_SEPARATOR)
+    return prefix == MCP_PREFIX and bool(sep) and bool(server) and MCP_SEPARATOR not in server

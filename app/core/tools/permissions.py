@@ -1,18 +1,22 @@
 """Whether a tool call may run, must be approved, or is refused.
 
 Precedence, strongest first:
-1. deny rules                          -> DENY
+1. deny rules                          -> DENY (every mode, yolo included)
 2. plan mode and a tool that isn't READ -> DENY
-3. ask rules                           -> ASK (ALLOW in yolo mode)
-4. allow rules and session "always"    -> ALLOW
-5. the mode's default: READ is allowed everywhere; EDIT asks in default mode
+3. "always ask" rules (team memory)     -> ASK, in every mode
+4. writes to the agent's own controls   -> ASK, in every mode but yolo (agent_controls.py)
+5. ask rules                           -> ASK (ALLOW in yolo mode)
+6. allow rules and session "always"    -> ALLOW
+7. the mode's default: READ is allowed everywhere; EDIT asks in default mode
    and is allowed in auto-edit; EXECUTE asks unless in yolo; yolo allows all.
 
-Shell commands are judged by the simple commands inside them, so an allow
-rule for ``git *`` does not let ``git status && rm -rf ~`` through: deny and
-ask rules fire when the whole line or any part matches, allow rules only when
-every part (including ``$(...)`` bodies) matches some allow rule and no part
-writes a file through a redirection.
+Shell commands are judged by what they run (shell_wrappers.py): every simple
+command of every pipeline, list and substitution, and the programs inside
+wrappers (``sudo``, ``env``, ``timeout``, ``xargs``, ``bash -c``, ``find -exec``...).
+Deny and ask rules fire when any of them matches (shell_rule_match.py); a
+command whose program is known only when it runs matches every deny rule.
+Allow rules apply only when the command was fully analysed, every invocation
+is allowed by some rule, and no part writes a file through a redirection.
 """
 
 from __future__ import annotations
@@ -24,8 +28,13 @@ from pathlib import Path
 from typing import Any
 
 from app.core.tools.base import Tool, ToolKind
+from app.core.tools.agent_controls import REASON as CONTROLS_REASON
+from app.core.tools.agent_controls import command_touches_controls, names_control
 from app.core.tools.permission_rules import PermissionRule, escape_pattern, parse_rules
-from app.core.tools.shell_syntax import ShellScript, SimpleCommand, parse_shell
+from app.core.tools.shell_readonly import read_only_refusal
+from app.core.tools.shell_rule_match import allow_pattern_matches, deny_pattern_matches
+from app.core.tools.shell_syntax import SimpleCommand
+from app.core.tools.shell_wrappers import Analysis, Invocation, analyse_command
 
 
 class ApprovalMode(str, Enum):
@@ -41,6 +50,8 @@ class PermissionDecision(str, Enum):
     DENY = "deny"
 
 
+# The tool whose subject is a bash command line; other EXECUTE tools (MCP) are matched by name.
+SHELL_TOOL = "run_shell_command"
 # Redirection targets that write nothing anyone cares about.
 _HARMLESS_TARGETS = frozenset({"/dev/null", "/dev/stdout", "/dev/stderr"})
 
@@ -51,11 +62,12 @@ class _Call:
 
     tool_name: str
     subject: str
-    script: ShellScript | None  # set for shell commands only
+    analysis: Analysis | None  # set for shell commands only
+    kind: ToolKind = ToolKind.READ
 
     @property
     def is_command(self) -> bool:
-        return self.script is not None
+        return self.analysis is not None
 
 
 @dataclass
@@ -95,12 +107,15 @@ class PermissionPolicy:
         call = self._call(tool, args)
         rule = _any_part_matches(self._deny_rules, call)
         if rule is not None:
-            return PermissionDecision.DENY, f"denied by rule {rule}"
+            return PermissionDecision.DENY, _deny_reason(rule, call)
         if self.mode is ApprovalMode.PLAN and tool.kind is not ToolKind.READ:
             return PermissionDecision.DENY, "plan mode: only read-only tools"
         rule = _any_part_matches(self.always_ask, call)
         if rule is not None:
             return PermissionDecision.ASK, f"rule {rule} always asks, in every mode"
+        controls = self._controls_reason(call) if self.mode is not ApprovalMode.YOLO else None
+        if controls is not None:
+            return PermissionDecision.ASK, controls
         rule = _any_part_matches(self._ask_rules, call)
         if rule is not None:
             if self.mode is ApprovalMode.YOLO:
@@ -114,12 +129,18 @@ class PermissionPolicy:
             if rule in self.extra_allow:
                 return PermissionDecision.ALLOW, f"allowed ({rule})"
             return PermissionDecision.ALLOW, f"allowed for this session ({rule})"
-        return _mode_default(self.mode, tool.kind)
+        decision, reason = _mode_default(self.mode, tool.kind)
+        if call.analysis is not None and not call.analysis.ok and decision is PermissionDecision.ASK:
+            reason = f"{reason}; the command cannot be fully analysed ({call.analysis.error})"
+        return decision, reason
 
     def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[str]:
         """Remember an "always" answer; returns the rules added (to tell the person)."""
+        call = self._call(tool, args)
+        if self._controls_reason(call) is not None:
+            return []  # asked every time: one "always" must not open the agent's own controls
         added: list[str] = []
-        for rule in session_rules_for(tool, self._call(tool, args)):
+        for rule in session_rules_for(tool, call):
             if rule not in self.session_rules:
                 self.session_rules.append(rule)
                 added.append(str(rule))
@@ -131,59 +152,110 @@ class PermissionPolicy:
 
     def _call(self, tool: Tool, args: dict[str, Any]) -> _Call:
         subject = tool.subject(args)
-        if tool.kind is ToolKind.EXECUTE:
-            return _Call(tool.name, subject, parse_shell(subject))
-        return _Call(tool.name, _root_relative(subject, self.root), None)
+        if tool.kind is ToolKind.EXECUTE and tool.name == SHELL_TOOL:
+            return _Call(tool.name, subject, analyse_command(subject), tool.kind)
+        return _Call(tool.name, _root_relative(subject, self.root), None, tool.kind)
+
+    def _controls_reason(self, call: _Call) -> str | None:
+        """Why this call may write the agent's own controls (agent_controls.py), or None."""
+        analysis = call.analysis
+        if analysis is not None:
+            if not analysis.ok:
+                return None  # never allowed on a rule anyway: the mode's default asks
+            reason = command_touches_controls(analysis, self.root)
+            # Reading a control is fine (cat .git/config); only a command that may write asks.
+            if reason is None or read_only_refusal(call.subject, roots=[Path(os.sep)], cwd=self.root) is None:
+                return None
+            return reason
+        if call.kind is ToolKind.EDIT and names_control(call.subject, self.root):
+            return CONTROLS_REASON
+        return None
 
 
 def session_rules_for(tool: Tool, call: _Call) -> list[PermissionRule]:
     """For the shell, the programs the command runs (``git *`` and bare ``git``); otherwise the tool."""
-    if call.script is None:
+    if call.analysis is None:
         return [PermissionRule(tool.name)]
-    if not call.script.ok:
+    if not call.analysis.ok:
         return []  # allow rules never apply to a command that cannot be analysed
     rules: list[PermissionRule] = []
-    for simple in call.script.all_commands():
-        for rule in _program_rules(tool.name, simple):
-            if rule not in rules:
-                rules.append(rule)
+    candidates = [rule for invocation in call.analysis.invocations for rule in _program_rules(tool.name, invocation)]
+    # "X=1; ..." alone is a part the allow rules must cover: remembered exactly as written.
+    candidates += [
+        PermissionRule(tool.name, escape_pattern(simple.text))
+        for simple in call.analysis.commands
+        if simple.assignment_words and not simple.argv_words
+    ]
+    for rule in candidates:
+        if rule not in rules:
+            rules.append(rule)
     return rules
 
 
-def _program_rules(tool_name: str, simple: SimpleCommand) -> list[PermissionRule]:
-    if simple.assignments or not simple.words:
+def _program_rules(tool_name: str, invocation: Invocation) -> list[PermissionRule]:
+    if invocation.assignments or not invocation.words:
         # Variables can change what a program does; only this exact invocation is remembered.
-        return [PermissionRule(tool_name, escape_pattern(simple.text))] if simple.words else []
-    program = escape_pattern(simple.program)
+        return [PermissionRule(tool_name, escape_pattern(invocation.text))] if invocation.words else []
+    program = escape_pattern(invocation.words[0].text)
     return [PermissionRule(tool_name, f"{program} *"), PermissionRule(tool_name, program)]
 
 
 def _any_part_matches(rules: list[PermissionRule], call: _Call) -> PermissionRule | None:
-    """The first rule matching the call, or for a command, the whole line or any part of it."""
-    subjects = [call.subject]
-    if call.script is not None:
-        for simple in call.script.all_commands():
-            subjects.extend([simple.text, " ".join(simple.argv)])
+    """The first rule matching the call, or for a command, the whole line or anything it runs.
+
+    A command whose program is known only when it runs matches every shell rule.
+    """
+    analysis = call.analysis
     for rule in rules:
-        if any(rule.matches(call.tool_name, subject, command=call.is_command) for subject in subjects):
+        if analysis is None:
+            if rule.matches(call.tool_name, call.subject, command=False):
+                return rule
+            continue
+        if not rule.names_tool(call.tool_name):
+            continue
+        if rule.pattern is None or analysis.unknown_program:
+            return rule
+        if any(deny_pattern_matches(rule.pattern, invocation) for invocation in analysis.invocations):
+            return rule
+        if rule.matches(call.tool_name, call.subject, command=True):
             return rule
     return None
 
 
+def _deny_reason(rule: PermissionRule, call: _Call) -> str:
+    analysis = call.analysis
+    if analysis is not None and analysis.unknown_program and rule.pattern is not None:
+        return f"denied by rule {rule}: what the command runs is known only when it runs ({analysis.error})"
+    return f"denied by rule {rule}"
+
+
 def _every_part_matches(rules: list[PermissionRule], call: _Call) -> PermissionRule | None:
-    """A rule that allows the call; for a command, every part must be allowed by some rule."""
-    if call.script is None:
+    """A rule that allows the call; for a command, every invocation must be allowed by some rule."""
+    analysis = call.analysis
+    if analysis is None:
         return next((rule for rule in rules if rule.matches(call.tool_name, call.subject, command=False)), None)
-    parts = list(call.script.all_commands())
-    if not call.script.ok or not parts or any(_writes_file(simple) for simple in parts):
+    if not analysis.ok or not analysis.invocations or any(_writes_file(simple) for simple in analysis.commands):
         return None
     first: PermissionRule | None = None
-    for simple in parts:
-        rule = next((rule for rule in rules if rule.matches(call.tool_name, simple.text, command=True)), None)
+    parts: list[tuple[Invocation | None, str]] = [(inv, inv.text) for inv in analysis.invocations]
+    # "X=1; ..." alone is a part too: an assignment must be allowed as written.
+    parts += [(None, simple.text) for simple in analysis.commands if not simple.argv_words and simple.assignment_words]
+    for invocation, text in parts:
+        rule = next((r for r in rules if _allows(r, call.tool_name, invocation, text)), None)
         if rule is None:
             return None
         first = first or rule
     return first
+
+
+def _allows(rule: PermissionRule, tool_name: str, invocation: Invocation | None, text: str) -> bool:
+    if not rule.names_tool(tool_name):
+        return False
+    if rule.pattern is None:
+        return True
+    if invocation is None:
+        return rule.matches(tool_name, text, command=True)
+    return allow_pattern_matches(rule.pattern, invocation)
 
 
 def _writes_file(simple: SimpleCommand) -> bool:

@@ -67,7 +67,7 @@ class ShellTool(Tool):
         text_arg(args, "description", required=False)  # validated only; it is for the person
         timeout = effective_timeout(float_arg(args, "timeout"), ctx.shell_timeout)
         if ctx.read_only_shell:
-            reason = read_only_refusal(command)
+            reason = read_only_refusal(command, roots=[ctx.root], cwd=ctx.root)
             if reason:
                 raise ToolError(f"refused: only read-only commands may run now, and {reason}")
         # Four bytes per character at most: each kept end holds more than clip_middle keeps of it.

@@ -1,203 +1,269 @@
-"""Which shell commands count as read-only, for the plan-mode / read-only shell.
+"""Which shell commands count as read-only: the class that runs with no approval.
 
-An allowlist, not a blocklist: a command passes only when every program it runs
-is known not to change anything with the arguments given, and it writes no
-file through a redirection. Anything the parser cannot follow is refused.
+Memory agents, speculative turns and skills' grants run these without asking,
+so it is an allowlist of commands *and their options* (shell_readonly_table.py),
+not a blocklist. A command passes only when:
+
+- the line was fully analysed (shell_syntax.py) and holds no substitution,
+  subshell, group, background job, assignment or wrapper;
+- every program is in the table by its bare name (``/bin/cat`` is not), and
+  every option it is given is listed for it — an abbreviated long option
+  (``--outp``) or an unknown one fails, as do the output, pager and exec options
+  the table leaves out; a second operand where the program would write it
+  (``uniq in out``) fails;
+- every word is known before it runs: ``$x`` and ``~`` fail; a ``*``/``?`` glob is
+  expanded here, as bash would, and each name checked like a word (a file named
+  ``--output=x`` fails); bracket and brace globs fail;
+- no redirection writes anything but ``/dev/null``;
+- every path it reads — operands, path-valued options, ``< file``, and the
+  current directory for ``ls``/``find``/``rg``/``grep -r`` — resolves, symlinks
+  followed, inside ``roots`` (the project; the memory directory for the memory
+  agents).
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import glob
+import os
+import re
+from collections.abc import Sequence
+from pathlib import Path
 
-from app.core.tools.shell_syntax import Redirect, SimpleCommand, parse_shell
+from app.core.tools.shell_options import parse_options
+from app.core.tools.shell_readonly_table import GIT, GIT_GLOBAL, ReadOnlyCommand, command_row
+from app.core.tools.shell_syntax import Redirect, SimpleCommand, Word, parse_shell
 
-# Programs that only read, whatever their arguments.
-PLAIN_READERS = frozenset(
-    {
-        "basename", "cat", "cmp", "cut", "df", "diff", "dirname", "du", "echo", "egrep",
-        "false", "fgrep", "grep", "head", "id", "ls", "nl", "pwd", "readlink",
-        "realpath", "stat", "tail", "tr", "true", "uname", "wc", "which", "whoami",
-    }
+SAFE_OUTPUT_TARGETS = frozenset({"/dev/null"})
+FIND_LEADING = frozenset({"-H", "-P"})
+FIND_OPERATORS = frozenset({"(", ")", "!", ",", "-not", "-a", "-and", "-o", "-or"})
+FIND_FLAGS = frozenset(
+    {"-print", "-print0", "-ls", "-prune", "-quit", "-true", "-false", "-empty", "-readable", "-writable",
+     "-executable", "-nouser", "-nogroup", "-depth", "-mount", "-xdev", "-noleaf", "-daystart",
+     "-ignore_readdir_race", "-noignore_readdir_race"}
 )  # fmt: skip
-# Readers with a writing mode (date and hostname set the clock and the name, file -C and
-# tree -o / -R write files): checked like find and git below.
-
-FIND_ACTIONS_THAT_WRITE_OR_RUN = frozenset(
+FIND_VALUED = frozenset(
+    {"-name", "-iname", "-path", "-ipath", "-wholename", "-iwholename", "-regex", "-iregex", "-type", "-xtype",
+     "-size", "-mtime", "-mmin", "-atime", "-amin", "-ctime", "-cmin", "-maxdepth", "-mindepth", "-user", "-group",
+     "-uid", "-gid", "-perm", "-links", "-inum", "-printf", "-regextype", "-lname", "-ilname", "-used", "-fstype"}
+)  # fmt: skip
+FIND_PATH_VALUED = frozenset({"-newer", "-anewer", "-cnewer", "-samefile"})
+FIND_WRITES_OR_RUNS = frozenset(
     {"-delete", "-exec", "-execdir", "-ok", "-okdir", "-fprint", "-fprint0", "-fprintf", "-fls"}
 )
-GIT_READ_SUBCOMMANDS = frozenset(
-    {"status", "log", "diff", "show", "blame", "ls-files", "ls-tree", "rev-parse", "grep", "shortlog",
-     "describe", "cat-file", "branch", "tag", "remote"}
-)  # fmt: skip
-# These three list things without arguments but create, rename or delete with them.
-GIT_LISTERS = frozenset({"branch", "tag", "remote"})
-GIT_LISTER_FLAGS_THAT_WRITE = ("--set-upstream-to", "--unset-upstream", "--edit-description", "-u")
-# --output writes a file; -O/--open-files-in-pager and --ext-diff run other programs.
-GIT_FLAGS_THAT_WRITE_OR_RUN = ("--output", "--open-files-in-pager", "-O", "--ext-diff")
-SAFE_OUTPUT_TARGETS = frozenset({"/dev/null"})
+_NEWER_XY = re.compile(r"-newer[aBcm][aBcmt]")
+_GLOB_UNSAFE = re.compile(r"[\[\]{}]")
 
 
-def read_only_refusal(command: str) -> str | None:
-    """Why ``command`` is not clearly read-only, or None when it is."""
-    script = parse_shell(command)
-    if not script.ok:
-        return f"the command could not be analysed ({script.error or 'in a substitution'})"
-    if script.substitutions:
-        return "command substitution ($(...), `...`, <(...)) is not allowed"
-    if script.grouping:
-        return "subshells ( ... ) are not allowed"
-    if "&" in script.operators:
-        return "background jobs (&) are not allowed"
-    if not script.commands:
-        return "the command is empty"
-    for simple in script.commands:
-        reason = _redirect_refusal(simple.redirects) or _command_refusal(simple)
-        if reason:
-            return reason
-    return None
+def read_only_refusal(command: str, *, roots: Sequence[Path] | None = None, cwd: Path | None = None) -> str | None:
+    """Why ``command`` is not clearly read-only, or None when it is.
+
+    ``cwd`` is where it would run (default: this process's working directory) and
+    ``roots`` the directories its reads must stay in (default: ``[cwd]``).
+    """
+    here = Path(cwd) if cwd is not None else Path.cwd()
+    checker = _Checker(here, [Path(r) for r in roots] if roots is not None else [here])
+    return checker.refusal(command)
 
 
-def _redirect_refusal(redirects: list[Redirect]) -> str | None:
-    for redirect in redirects:
-        if redirect.operator == "<":
-            continue
-        if redirect.operator in (">&", "<&") and (redirect.target.isdigit() or redirect.target == "-"):
-            continue  # 2>&1 copies a descriptor; nothing is written
-        if redirect.operator in (">", ">>", "&>", "&>>") and redirect.target in SAFE_OUTPUT_TARGETS:
-            continue
-        return f"the redirection {redirect.operator} {redirect.target} could write a file"
-    return None
+class _Checker:
+    def __init__(self, cwd: Path, roots: list[Path]) -> None:
+        self.cwd = cwd
+        self.roots = [os.path.realpath(r) for r in roots]
 
-
-def _command_refusal(simple: SimpleCommand) -> str | None:
-    if simple.assignments:
-        return f"setting environment variables ({simple.assignments[0]}) is not allowed"
-    if not simple.argv:
-        return "a redirection without a program is not allowed"
-    program, args = simple.argv[0], simple.argv[1:]
-    if program in PLAIN_READERS:
+    def refusal(self, command: str) -> str | None:
+        script = parse_shell(command)
+        if not script.ok:
+            return f"the command could not be analysed ({script.first_error})"
+        if script.substitutions:
+            return "command substitution ($(...), `...`, <(...)) is not allowed"
+        if script.grouping:
+            return "subshells, { ...; } groups, loops and conditionals are not allowed"
+        if "&" in script.operators:
+            return "background jobs (&) are not allowed"
+        if not script.commands:
+            return "the command is empty"
+        for simple in script.commands:
+            reason = self._redirects(simple.redirects) or self._command(simple)
+            if reason:
+                return reason
         return None
-    checker = _CHECKERS.get(program)
-    if checker is None:
-        return f"{program} is not on the list of read-only commands"
-    return checker(args)
 
+    # -- one simple command ---------------------------------------------------------------------------
 
-def _check_find(args: list[str]) -> str | None:
-    for arg in args:
-        if arg in FIND_ACTIONS_THAT_WRITE_OR_RUN:
-            return f"find {arg} can change files or run programs"
-    return None
-
-
-def _check_rg(args: list[str]) -> str | None:
-    for arg in args:
-        if _flag_in(arg, ("--pre", "--hostname-bin")):
-            return f"rg {arg} runs another program"
-    return None
-
-
-def _check_date(args: list[str]) -> str | None:
-    value_next = False
-    for arg in args:
-        if value_next:
-            value_next = False
-        elif arg.startswith("--"):
-            if arg.startswith("--set"):
-                return "date --set changes the system clock"
-            value_next = arg in ("--date", "--file", "--reference")
-        elif arg.startswith("-") and len(arg) > 1:
-            letters, value_next = _short_letters(arg, "dfr")
-            if "s" in letters:
-                return "date -s changes the system clock"
-        elif not arg.startswith("+"):
-            return f"date {arg} sets the system clock (only +FORMAT may follow date)"
-    return None
-
-
-def _check_hostname(args: list[str]) -> str | None:
-    for arg in args:
-        short = arg[1:] if arg.startswith("-") and not arg.startswith("--") else ""
-        # A name, -F FILE or -b sets the host name; only the reporting flags are read-only.
-        if not arg.startswith("-") or _flag_in(arg, ("--file", "--boot")) or set(short) & set("bF"):
-            return f"hostname {arg} sets the host name"
-    return None
-
-
-def _check_file(args: list[str]) -> str | None:
-    for arg in args:
-        if arg == "--compile" or (arg.startswith("-") and not arg.startswith("--") and "C" in _short_letters(arg, "eFfmP")[0]):
-            return f"file {arg} writes a compiled magic file"
-    return None
-
-
-def _check_tree(args: list[str]) -> str | None:
-    for arg in args:
-        if arg.startswith("--output") or (arg.startswith("-") and not arg.startswith("--") and set(arg[1:]) & set("oR")):
-            return f"tree {arg} writes files"
-    return None
-
-
-def _short_letters(arg: str, with_value: str) -> tuple[str, bool]:
-    """The option letters of a ``-abc`` word, and whether the next word is the value of its last one."""
-    for index, letter in enumerate(arg[1:], 1):
-        if letter in with_value:
-            return arg[1 : index + 1], index == len(arg) - 1
-    return arg[1:], False
-
-
-def _check_sort(args: list[str]) -> str | None:
-    for arg in args:
-        if arg.startswith(("--output", "--compress-program")):
-            return f"sort {arg} writes a file or runs a program"
-        if arg.startswith("-") and not arg.startswith("--") and "o" in arg:
-            return "sort -o writes a file"
-    return None
-
-
-def _check_uniq(args: list[str]) -> str | None:
-    # "uniq IN OUT" writes OUT.
-    if len([arg for arg in args if not arg.startswith("-")]) > 1:
-        return "uniq with an output file writes it"
-    return None
-
-
-def _check_git(args: list[str]) -> str | None:
-    while args and args[0] == "--no-pager":
-        args = args[1:]
-    if not args:
+    def _redirects(self, redirects: list[Redirect]) -> str | None:
+        for redirect in redirects:
+            op, target = redirect.operator, redirect.target
+            if op in ("<<", "<<-", "<<<"):
+                continue  # text given inline
+            if redirect.word is not None and not redirect.word.known:
+                return f"the redirection {op} {target} names a file known only when it runs"
+            if op == "<":
+                reason = self._inside(target, f"< {target}")
+                if reason:
+                    return reason
+                continue
+            if op in (">&", "<&") and (target.isdigit() or target == "-"):
+                continue  # 2>&1 copies a descriptor; nothing is written
+            if op in (">", ">>", "&>", "&>>", ">&") and target in SAFE_OUTPUT_TARGETS:
+                continue
+            return f"the redirection {op} {target} could write a file"
         return None
-    subcommand, rest = args[0], args[1:]
-    if subcommand not in GIT_READ_SUBCOMMANDS:
-        return f"git {subcommand} is not on the list of read-only git commands"
-    for arg in rest:
-        if _flag_in(arg, GIT_FLAGS_THAT_WRITE_OR_RUN):
-            return f"git {subcommand} {arg} writes a file or runs a program"
-    if subcommand in GIT_LISTERS:
-        return _check_git_lister(subcommand, rest)
-    return None
+
+    def _command(self, simple: SimpleCommand) -> str | None:
+        if simple.assignments:
+            return f"setting environment variables ({simple.assignments[0]}) is not allowed"
+        if not simple.argv_words:
+            return "a redirection without a program is not allowed"
+        program = simple.argv_words[0].text
+        row = command_row(program)
+        if row is None:
+            return f"{program} is not on the list of read-only commands"
+        words = self._expand(simple.argv_words[1:], program)
+        if isinstance(words, str):
+            return words
+        return self._row(program, row, words)
+
+    def _expand(self, words: list[Word], program: str) -> list[str] | str:
+        """The words bash would pass, globs expanded here; a refusal when that cannot be known."""
+        out: list[str] = []
+        for word in words:
+            if word.dynamic:
+                return f"{program}: {word.text} is known only when it runs"
+            if not word.glob:
+                out.append(word.text)
+                continue
+            if _GLOB_UNSAFE.search(word.text):
+                return f"{program}: the pattern {word.text} (brackets or braces) is not analysed"
+            matches = sorted(glob.glob(word.text, root_dir=self.cwd))
+            for name in matches:
+                if name.startswith("-"):
+                    return f"{program}: {word.text} matches {name}, a file name bash would pass as an option"
+            out.extend(matches or [word.text])  # no match: bash passes the pattern as it is
+        return out
+
+    def _row(self, program: str, row: ReadOnlyCommand, args: list[str]) -> str | None:
+        if row.rule == "any-words" or row.rule == "printf":
+            return None
+        if row.rule == "find":
+            return self._find(args)
+        if row.rule == "git":
+            return self._git(args)
+        parsed = parse_options(args, row.options)
+        if parsed.error:
+            return _unknown_option(program, parsed.offender, row)
+        return self._operands(program, row, parsed.options, parsed.operands)
+
+    def _operands(self, program: str, row: ReadOnlyCommand, options: list[tuple[str, str | None]], operands: list[str]) -> str | None:
+        if row.max_operands is not None and len(operands) > row.max_operands:
+            if program == "uniq":
+                return "uniq with a second operand writes it (the output file)"
+            return f"{program} takes at most {row.max_operands} operand(s) when it only reads; got {len(operands)}"
+        used = {name for name, _ in options}
+        if row.rule == "date":
+            for operand in operands:
+                if not operand.startswith("+"):
+                    return f"date {operand} sets the system clock (only +FORMAT may follow date)"
+        paths = [value for name, value in options if name in row.path_options and value is not None]
+        if row.paths == "all":
+            read = operands if row.rule != "cmp" else operands[:2]
+        elif row.paths == "after-pattern":
+            read = operands if used & row.pattern_options else operands[1:]
+        elif row.paths == "maybe":
+            read = [o for o in operands if self._looks_like_path(o)]
+        else:
+            read = []
+        recursive = row.rule == "grep" and bool(
+            used & {"-r", "--recursive"} or any(v == "recurse" for n, v in options if n in ("-d", "--directories"))
+        )
+        paths += read if read or not (row.reads_cwd or recursive) else ["."]
+        for path in paths:
+            if path == "-":
+                continue
+            reason = self._inside(path, f"{program} {path}")
+            if reason:
+                return reason
+        if row.rule == "git-list" and operands and not used & {"-l", "--list"}:
+            return f"{program} {operands[0]} may change the repository; only listing is allowed"
+        return None
+
+    def _looks_like_path(self, operand: str) -> bool:
+        return os.path.isabs(operand) or ".." in operand.split("/") or os.path.lexists(os.path.join(self.cwd, operand))
+
+    def _inside(self, path: str, shown: str) -> str | None:
+        real = os.path.realpath(os.path.join(self.cwd, path))
+        if any(real == root or real.startswith(root.rstrip(os.sep) + os.sep) for root in self.roots):
+            return None
+        where = " or ".join(self.roots)
+        return f"{shown} reads {real}, which is outside {where}"
+
+    # -- find and git ---------------------------------------------------------------------------------
+
+    def _find(self, args: list[str]) -> str | None:
+        index = 0
+        while index < len(args) and args[index].startswith("-") and args[index] not in FIND_OPERATORS:
+            arg = args[index]
+            if arg in FIND_LEADING or re.fullmatch(r"-O\d", arg):
+                index += 1
+                continue
+            if arg in ("-L", "-follow"):
+                return f"find {arg} follows symlinks, out of the project too"
+            break
+        starts: list[str] = []
+        while index < len(args) and not (args[index].startswith("-") or args[index] in FIND_OPERATORS):
+            starts.append(args[index])
+            index += 1
+        paths = starts or ["."]
+        while index < len(args):
+            arg = args[index]
+            if arg in FIND_OPERATORS or arg in FIND_FLAGS:
+                index += 1
+            elif arg in FIND_VALUED or _NEWER_XY.fullmatch(arg):
+                if index + 1 >= len(args):
+                    return f"find {arg} needs a value"
+                if _NEWER_XY.fullmatch(arg) and not arg.endswith("t"):
+                    paths.append(args[index + 1])
+                index += 2
+            elif arg in FIND_PATH_VALUED:
+                if index + 1 >= len(args):
+                    return f"find {arg} needs a value"
+                paths.append(args[index + 1])
+                index += 2
+            elif arg in FIND_WRITES_OR_RUNS:
+                return f"find {arg} can change files or run programs"
+            elif arg == "-follow":
+                return "find -follow follows symlinks, out of the project too"
+            else:
+                return f"find {arg} is not known to only read"
+        for path in paths:
+            reason = self._inside(path, f"find {path}")
+            if reason:
+                return reason
+        return None
+
+    def _git(self, args: list[str]) -> str | None:
+        parsed = parse_options(args, GIT_GLOBAL)
+        if parsed.error:
+            return _unknown_option("git", parsed.offender, None)
+        rest = args[parsed.rest_at :]
+        if not rest:
+            return None  # "git" or "git --version": prints
+        subcommand, sub_args = rest[0], rest[1:]
+        row = GIT.get(subcommand)
+        if row is None:
+            return f"git {subcommand} is not on the list of read-only git commands"
+        sub = parse_options(sub_args, row.options)
+        if sub.error:
+            reason = _unknown_option(f"git {subcommand}", sub.offender, row)
+            return reason + ("; only listing is allowed" if row.rule == "git-list" else "")
+        if row.rule == "git-remote" and sub.operands and not (sub.operands[0] == "get-url" and len(sub.operands) == 2):
+            return f"git remote {sub.operands[0]} may change the repository or reach the network; only listing is allowed"
+        if row.rule == "git-config":
+            used = {name for name, _ in sub.options}
+            reading = used & {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"}
+            if (not reading and len(sub.operands) != 1) or len(sub.operands) > 2:
+                return "git config with a value or without --get/--list may change the configuration"
+        return self._operands(f"git {subcommand}", row, sub.options, sub.operands)
 
 
-def _check_git_lister(subcommand: str, args: list[str]) -> str | None:
-    for arg in args:
-        if not arg.startswith("-") or _flag_in(arg, GIT_LISTER_FLAGS_THAT_WRITE):
-            return f"git {subcommand} {arg} may change the repository; only listing is allowed"
-    return None
-
-
-def _flag_in(arg: str, flags: tuple[str, ...]) -> bool:
-    """``--output=x`` and ``-Oless`` carry their value in the same word."""
-    return any(arg == flag or arg.startswith(flag + "=") or (len(flag) == 2 and arg.startswith(flag)) for flag in flags)
-
-
-_CHECKERS: dict[str, Callable[[list[str]], str | None]] = {
-    "date": _check_date,
-    "file": _check_file,
-    "hostname": _check_hostname,
-    "tree": _check_tree,
-    "find": _check_find,
-    "rg": _check_rg,
-    "sort": _check_sort,
-    "uniq": _check_uniq,
-    "git": _check_git,
-}
+def _unknown_option(program: str, offender: str, row: ReadOnlyCommand | None) -> str:
+    return f"{program} {offender} is not known to only read (unknown, abbreviated, writing, paging or running options are refused)"
