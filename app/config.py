@@ -133,6 +133,14 @@ class SessionSettings:
 
 
 @dataclass
+class McpSettings:
+    # Above this share of the window, MCP tool schemas are deferred behind tool_search.
+    deferred_share: float = 0.10
+    # Longest wait for a server to start and list its tools (headless turns wait this long at most).
+    connect_timeout: float = 30.0
+
+
+@dataclass
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     approval_mode: str = "default"
@@ -145,12 +153,16 @@ class Settings:
     memory: MemorySettings = field(default_factory=MemorySettings)
     suggestions: SuggestionSettings = field(default_factory=SuggestionSettings)
     sessions: SessionSettings = field(default_factory=SessionSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
     append_system_prompt: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
     max_turns: int = 50
     demo: bool = False
     # Hooks of every layer, each tagged with the file it came from (layers add up, they do not replace).
     hooks: list[dict[str, Any]] = field(default_factory=list, metadata={"internal": True})
+    # MCP servers by name, raw as written (``mcpServers``), each tagged ``"_layer": "user"|"project"``;
+    # a later layer's entry replaces an earlier one of the same name. Checked by app.mcp.config.
+    mcp_servers: dict[str, dict] = field(default_factory=dict, metadata={"internal": True})
     # Not settings: what loading found out.
     sources: list[str] = field(default_factory=list, metadata={"internal": True})
     warnings: list[str] = field(default_factory=list, metadata={"internal": True})
@@ -180,6 +192,7 @@ def load_settings(paths: Paths, flags: dict[str, Any] | None = None, env: dict[s
             settings.sources.append(str(path))
             layer = "project" if path == paths.project_settings_file else "user"
             settings.hooks.extend(_hook_entries(data.pop("hooks", None), str(path), layer, settings.warnings))
+            _merge_mcp_servers(settings, data, str(path), layer)
             _apply(settings, data, str(path), settings.warnings)
     env = os.environ if env is None else env
     env_layer: dict[str, Any] = {}
@@ -220,6 +233,22 @@ def _hook_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> lis
                 continue
             entries.append({**item, "event": str(event), "file": source, "layer": layer})
     return entries
+
+
+def _merge_mcp_servers(settings: Settings, data: dict[str, Any], source: str, layer: str) -> None:
+    """``mcpServers`` (Qwen Code's spelling) or ``mcp_servers``: whole entries, merged by server name."""
+    for key in ("mcpServers", "mcp_servers"):
+        raw = data.pop(key, None)
+        if raw is None:
+            continue
+        if not isinstance(raw, dict):
+            settings.warnings.append(f"{source}: '{key}' must be a mapping of server names to settings (ignored)")
+            continue
+        for name, entry in raw.items():
+            if not isinstance(entry, dict):
+                settings.warnings.append(f"{source}: '{key}.{name}' must be a mapping (ignored)")
+                continue
+            settings.mcp_servers[str(name)] = {**entry, "_layer": layer, "_file": source}
 
 
 def read_settings_file(path: Path) -> dict[str, Any] | None:

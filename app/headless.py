@@ -42,6 +42,8 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         print(f"warning: {warning}", file=err)
     for problem in await runtime.start_session("resume" if runtime.resumed_messages else "startup"):
         print(f"warning: {problem}", file=err)
+    for problem in await _mcp_ready(runtime):
+        print(f"warning: {problem}", file=err)
     async for event in agent.run(prompt):
         if isinstance(event, ApprovalNeeded) and event.future is not None and not event.future.done():
             event.future.cancel()  # never happens non-interactively; guard against a hang all the same
@@ -69,6 +71,22 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         print("error: the turn did not finish", file=err)
         return EXIT_FAILED
     return EXIT_OK
+
+
+async def _mcp_ready(runtime: Runtime) -> list[str]:
+    """A headless turn has one chance to use the servers: wait for them to list their tools,
+    each at most its start-up timeout (mcp.connect_timeout, or its own shorter timeout)."""
+    manager = runtime.mcp
+    if manager is None:
+        return []
+    manager.start()
+    await manager.wait_listed()
+    problems = []
+    for connection in manager.connections.values():
+        if connection.status != "connected":
+            tail = connection.stderr_tail().splitlines()[-3:]
+            problems.append(connection.describe_unavailable().splitlines()[0] + ("" if not tail else " stderr: " + " | ".join(tail)))
+    return problems
 
 
 def _print_text_event(event: Event, out: IO[str], err: IO[str]) -> None:
