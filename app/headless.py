@@ -75,7 +75,7 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
 
 async def _mcp_ready(runtime: Runtime) -> list[str]:
     """A headless turn has one chance to use the servers: wait for them to list their tools,
-    each at most its start-up timeout (mcp.connect_timeout, or its own shorter timeout)."""
+    all at once, each at most mcp.connect_timeout (30 s by default)."""
     manager = runtime.mcp
     if manager is None:
         return []

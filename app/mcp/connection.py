@@ -156,7 +156,6 @@ class ServerConnection:
             self._client = None
             if not self._timed_out:
                 raise
-            self._fail(f"no answer within {self.connect_timeout:g} s (mcp.connect_timeout)")
         except BaseException as exc:  # an ExceptionGroup from the SDK's task groups, OSError, a protocol error
             self._client = None
             if self.status != STOPPED:
@@ -168,6 +167,9 @@ class ServerConnection:
     def _connect_timed_out(self) -> None:
         if self.status == CONNECTING and self._task is not None and not self._task.done():
             self._timed_out = True
+            # Settled now: the SDK's bounded shutdown of the process (seconds) goes on in the background.
+            self._fail(f"no answer within {self.connect_timeout:g} s (mcp.connect_timeout)")
+            self._settle()
             self._task.cancel()
 
     async def _transport(self, stack: Any) -> Any:

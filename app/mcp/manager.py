@@ -62,7 +62,7 @@ class McpManager:
         self.connect_timeout = connect_timeout
         self.deferred = deferred
         self.connections: dict[str, ServerConnection] = {
-            config.name: ServerConnection(config, connect_timeout=_bounded(connect_timeout, config.timeout), on_change=self._changed)
+            config.name: ServerConnection(config, connect_timeout=connect_timeout, on_change=self._changed)
             for config in configs
         }
         self.listeners: list[Callable[[ServerConnection], None]] = []
@@ -162,8 +162,3 @@ class McpManager:
                 row.sent_tokens += sent
             rows.append(row)
         return rows
-
-
-def _bounded(connect_timeout: float, server_timeout: float) -> float:
-    """A server's start-up wait: mcp.connect_timeout, or its own timeout when that is shorter."""
-    return min(connect_timeout, server_timeout)

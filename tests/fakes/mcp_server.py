@@ -8,6 +8,7 @@ Run with ``sys.executable tests/fakes/mcp_server.py [options]``:
   --hang-on-start     never finish starting (sleeps before serving)
   --crash-on-start    write to stderr and exit 3 before serving
   --pid-file PATH     write this process's pid there once serving
+  --linger            keep running after stdin closes (a server that would outlive its client)
 """
 
 from __future__ import annotations
@@ -88,6 +89,7 @@ def main() -> None:
     parser.add_argument("--hang-on-start", action="store_true")
     parser.add_argument("--crash-on-start", action="store_true")
     parser.add_argument("--pid-file")
+    parser.add_argument("--linger", action="store_true")
     args = parser.parse_args()
     print("fake-mcp: starting", file=sys.stderr, flush=True)
     if args.crash_on_start:
@@ -102,6 +104,8 @@ def main() -> None:
         os.replace(args.pid_file + ".tmp", args.pid_file)
     if not args.http:
         server.run("stdio")
+        if args.linger:
+            time.sleep(3600)
         return
     import socket
 
