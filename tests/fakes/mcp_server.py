@@ -65,12 +65,15 @@ def build(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         await anyio.sleep(slow)
         return "slow: " + text
 
-    for index in range(args.tools):
-        def generated(query: str, limit: int = 10, verbose: bool = False, _i: int = index) -> str:
-            return f"tool {_i}: {query} (limit {limit})"
+    def make(index: int):  # type: ignore[no-untyped-def]
+        def generated(query: str, limit: int = 10, verbose: bool = False) -> str:
+            return f"tool {index}: {query} (limit {limit})"
 
+        return generated
+
+    for index in range(args.tools):
         server.add_tool(
-            generated,
+            make(index),
             name=f"tool_{index:03d}",
             description=(
                 f"Generated tool number {index}. Searches the records of collection {index} for the query and returns "
