@@ -33,6 +33,11 @@ def test_a_turn_calls_a_stdio_server_tool_and_the_next_request_carries_its_resul
     assert "mcp__fake__echo" in [t["function"]["name"] for t in first["tools"]]
     assert _tool_result(fake_llm.requests[1], "c1") == "echo: hello MCP"
     assert [(c["name"], c["status"]) for c in json.loads(result.stdout)["tool_calls"]] == [("mcp__fake__echo", "ok")]
+    # The report of that request groups the tool schemas by server.
+    report = cli(["context", "list"], cwd=workspace)
+    assert report.returncode == 0, report.stderr
+    line = next(l for l in report.stdout.splitlines() if l.strip().startswith("MCP fake"))
+    assert "7 tools" in line
 
 
 def test_an_untrusted_server_tool_asks_and_headless_refuses_it(fake_llm: FakeOpenAIServer, workspace: Path, hermetic_home: Path) -> None:
