@@ -115,7 +115,10 @@ class ServerConnection:
             return
         if self._stop is not None:
             self._stop.set()
+        if self.status != CONNECTED:
+            task.cancel()  # still starting: do not wait for the handshake to finish or time out
         try:
+            # The SDK's own shutdown is bounded (about 4 s for a process that ignores its stdin closing).
             await asyncio.wait_for(asyncio.shield(task), 10)
         except (asyncio.TimeoutError, asyncio.CancelledError):
             task.cancel()

@@ -28,6 +28,7 @@ from app.paths import Paths, ensure_private_dir
 from app.tui.commands import parse_command
 from app.tui.compaction_actions import CompactionActions
 from app.tui.hooks_actions import HooksActions
+from app.tui.mcp_actions import McpActions
 from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
 from app.tui.context_actions import AUTO_SHOW_MAP_WIDTH, ContextActions
@@ -71,7 +72,9 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryActions, HooksActions, SessionActions, SuggestionActions, App[int]):
+class AgentctxApp(
+    ContextActions, CompactionActions, SkillsActions, MemoryActions, HooksActions, McpActions, SessionActions, SuggestionActions, App[int]
+):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -201,6 +204,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)
         self._start_hooks(runtime, "resume" if (resume or continue_latest) else "startup")
+        self.start_mcp(runtime)
         if resume or continue_latest:
             self.recap_after_break(runtime)
         if self._watch:

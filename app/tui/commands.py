@@ -41,6 +41,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("compress", "Summarize the conversation now (optional focus text)", "compact_now", aliases=("summarize", "compact"), argument_hint="[focus]"),
     SlashCommand("hooks", "Configured hooks and their last result; trust or untrust this folder's", "hooks_command", argument_hint="[trust|untrust]"),
     SlashCommand("skills", "Skills by level: read, enable or disable them", "skills"),
+    SlashCommand("mcp", "MCP servers: status, tools and tokens; reconnect one", "mcp_command", argument_hint="[reconnect [name]]"),
     SlashCommand("compress-fast", "Clear old tool results now, no model call", "compress_fast"),
     SlashCommand("quit", "Quit", "quit", aliases=("exit",)),
 )
