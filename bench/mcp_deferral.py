@@ -2,7 +2,7 @@
 
     PYTHONPATH=. .venv/bin/python bench/mcp_deferral.py
 
-Starts tests/fakes/mcp_server.py --tools 200 (207 tools with its seven fixed ones) over stdio,
+Starts tests/fakes/mcp_server.py --tools 200 (209 tools with its nine fixed ones) over stdio,
 and prints the MCP part of the tools block with every schema sent, and with them deferred
 behind tool_search (names and one-line descriptions), counted with Qwen's exact vocabulary.
 """

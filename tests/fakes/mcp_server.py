@@ -55,6 +55,17 @@ def build(args: argparse.Namespace):  # type: ignore[no-untyped-def]
         """Answers with that many characters."""
         return "x" * chars
 
+    @server.tool()
+    def touch(path: str) -> str:
+        """Create an empty file at the path (a tool with a side effect)."""
+        open(path, "a").close()
+        return "touched " + path
+
+    @server.tool()
+    def getenv(name: str) -> str:
+        """The value of an environment variable in the server's process, or (unset)."""
+        return os.environ.get(name, "(unset)")
+
     slow = args.slow
 
     @server.tool()

@@ -41,7 +41,7 @@ def test_mcp_list_text_and_a_bad_entry(workspace: Path, hermetic_home: Path) -> 
     result = cli(["mcp", "list"], cwd=workspace)
     assert result.returncode == 0, result.stderr
     assert "ok  [connected]  stdio · user" in result.stdout
-    assert "7 tools" in result.stdout and "mcp__ok__echo" in result.stdout
+    assert "9 tools" in result.stdout and "mcp__ok__echo" in result.stdout
     assert "mcpServers.bad.args must be a list of strings" in result.stdout
 
 
@@ -55,4 +55,4 @@ def test_context_estimate_includes_the_servers_tools(workspace: Path, hermetic_h
     write_user_settings(hermetic_home, {"mcpServers": {"fake": stdio_entry()}})
     result = cli(["context", "list"], cwd=workspace)
     assert result.returncode == 0, result.stderr
-    assert any(line.strip().startswith("MCP fake") and "7 tools" in line for line in result.stdout.splitlines()), result.stdout
+    assert any(line.strip().startswith("MCP fake") and "9 tools" in line for line in result.stdout.splitlines()), result.stdout

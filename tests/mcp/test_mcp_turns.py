@@ -37,7 +37,7 @@ def test_a_turn_calls_a_stdio_server_tool_and_the_next_request_carries_its_resul
     report = cli(["context", "list"], cwd=workspace)
     assert report.returncode == 0, report.stderr
     line = next(l for l in report.stdout.splitlines() if l.strip().startswith("MCP fake"))
-    assert "7 tools" in line
+    assert "9 tools" in line
 
 
 def test_an_untrusted_server_tool_asks_and_headless_refuses_it(fake_llm: FakeOpenAIServer, workspace: Path, hermetic_home: Path) -> None:
