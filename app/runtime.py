@@ -270,7 +270,7 @@ def build_runtime(
         warnings=[*settings.warnings, *warnings, *assembler.problems],
         resumed_tokens=opened.checkpoint_tokens or 0,
     )
-    runtime.mcp = mcp_manager(settings, registry, policy, assembler.counter.count, window)
+    runtime.mcp = mcp_manager(settings, paths, registry, policy, assembler.counter.count, window)
     if runtime.mcp is not None:
         runtime.warnings.extend(runtime.mcp.problems)
     if settings.has_endpoint:
@@ -281,19 +281,20 @@ def build_runtime(
     return runtime
 
 
-def mcp_manager(settings: Settings, registry: ToolRegistry, policy: PermissionPolicy, count, window: int) -> McpManager | None:  # type: ignore[no-untyped-def]
+def mcp_manager(settings: Settings, paths: Paths, registry: ToolRegistry, policy: PermissionPolicy, count, window: int) -> McpManager | None:  # type: ignore[no-untyped-def]
     """The MCP servers' manager, or None when none is configured (nothing of MCP is imported then)."""
     if not settings.mcp_servers:
         return None
+    from app.context.hooks.trust import FolderTrust
     from app.mcp.deferral import DeferredTools
     from app.mcp.manager import McpManager
 
     deferred = DeferredTools(registry, context_window=window, share=settings.mcp.deferred_share, count=count)
-    # Project-level servers reach settings.mcp_servers only from a trusted folder (folder trust
-    # drops the whole project layer otherwise), so every server that is here may start.
+    # A project's own servers start only once the folder is trusted (the trust given to its hooks).
+    trusted = FolderTrust(paths.config_dir).state(paths.project_root) == "trusted"
     return McpManager(
         settings.mcp_servers,
-        trusted=True,
+        trusted=trusted,
         registry=registry,
         policy=policy,
         connect_timeout=settings.mcp.connect_timeout,

@@ -71,7 +71,10 @@ def parse_servers(raw: dict[str, dict], *, trusted: bool) -> tuple[list[ServerCo
     for name, entry in raw.items():
         layer = str(entry.get("_layer", "user"))
         if layer == "project" and not trusted:
-            problems.append(f"MCP server '{name}' from the project settings is not started: this folder is not trusted")
+            problems.append(
+                f"MCP server '{name}' from the project settings is not started: this folder is not trusted "
+                "(agentctx-tui hooks trust, or /hooks trust and a new session, trusts it)"
+            )
             continue
         if entry.get("disabled") is True:
             continue

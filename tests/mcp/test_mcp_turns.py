@@ -57,3 +57,27 @@ def test_a_streamable_http_server_works_the_same(fake_llm: FakeOpenAIServer, wor
         result = cli(["-p", "add"], cwd=workspace, server=fake_llm)
     assert result.returncode == 0, result.stderr
     assert _tool_result(fake_llm.requests[1], "c1") == "42"
+
+
+def test_a_project_server_in_an_untrusted_folder_never_starts(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    import yaml
+
+    marker = tmp_path / "started.pid"
+    settings = workspace / ".qwen" / "settings.yaml"
+    settings.parent.mkdir(parents=True)
+    settings.write_text(yaml.safe_dump({"mcpServers": {"repo": stdio_entry("--pid-file", str(marker), trust=True)}}), encoding="utf-8")
+    fake_llm.push(Reply.tool_calls([("c1", "mcp__repo__echo", {"text": "x"})]))
+    fake_llm.push(Reply.text("ok"))
+    result = cli(["-p", "use it"], cwd=workspace, server=fake_llm)
+    assert result.returncode == 0, result.stderr
+    assert "MCP server 'repo' from the project settings is not started: this folder is not trusted" in result.stderr
+    assert not marker.exists()  # its command never ran
+    assert "mcp__repo__echo" not in [t["function"]["name"] for t in fake_llm.requests[0].body["tools"]]
+    assert "Unknown tool" in _tool_result(fake_llm.requests[1], "c1")
+    # Once trusted, the same repository's server starts unchanged.
+    assert cli(["hooks", "trust"], cwd=workspace).returncode == 0
+    fake_llm.push(Reply.tool_calls([("c2", "mcp__repo__echo", {"text": "trusted"})]))
+    fake_llm.push(Reply.text("ok"))
+    again = cli(["-p", "use it"], cwd=workspace, server=fake_llm)
+    assert again.returncode == 0, again.stderr
+    assert marker.exists() and _tool_result(fake_llm.requests[3], "c2") == "echo: trusted"
