@@ -44,6 +44,17 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         print(f"warning: {problem}", file=err)
     for problem in await _mcp_ready(runtime):
         print(f"warning: {problem}", file=err)
+    if runtime.mcp is not None:
+        from app.mcp.connection import NotConnected
+        from app.mcp.mentions import MentionError, expand_mcp
+
+        try:
+            prompt, problems = await expand_mcp(runtime.mcp, prompt)
+        except (MentionError, NotConnected) as exc:
+            print(f"error: {exc}", file=err)
+            return EXIT_USAGE
+        for problem in problems:
+            print(f"warning: {problem}", file=err)
     async for event in agent.run(prompt):
         if isinstance(event, ApprovalNeeded) and event.future is not None and not event.future.done():
             event.future.cancel()  # never happens non-interactively; guard against a hang all the same

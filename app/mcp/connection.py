@@ -38,6 +38,22 @@ class RemoteTool:
 
 
 @dataclass(frozen=True)
+class RemotePrompt:
+    """A prompt template the server offers; it becomes the slash command /mcp__<server>__<prompt>."""
+
+    name: str
+    description: str
+    arguments: tuple[tuple[str, bool], ...] = ()  # (name, required), in the server's order
+
+
+@dataclass(frozen=True)
+class RemoteResource:
+    uri: str
+    name: str
+    mime_type: str = ""
+
+
+@dataclass(frozen=True)
 class CallOutcome:
     text: str
     is_error: bool
@@ -68,6 +84,8 @@ class ServerConnection:
         self.status = PENDING
         self.error = ""
         self.tools: list[RemoteTool] = []
+        self.prompts: list[RemotePrompt] = []
+        self.resources: list[RemoteResource] = []
         self.server_name = ""
         self._client: Any = None
         self._stop: asyncio.Event | None = None
@@ -146,6 +164,7 @@ class ServerConnection:
                 transport = await self._transport(stack)
                 client = await stack.enter_async_context(sdk.Client(transport, read_timeout_seconds=self.config.timeout))
                 self.tools = await self._list(client)
+                await self._list_extras(client)
                 timer.cancel()
                 info = client.server_info
                 self.server_name = getattr(info, "name", "") or ""
@@ -222,7 +241,58 @@ class ServerConnection:
                 break
         return [tool for tool in tools if self.config.offers(tool.name)]
 
+    async def _list_extras(self, client: Any) -> None:
+        """Prompts and resources, when the server offers them (a failure here leaves the tools usable)."""
+        capabilities = client.server_capabilities
+        self.prompts, self.resources = [], []
+        try:
+            if getattr(capabilities, "prompts", None) is not None:
+                listing = await client.list_prompts()
+                self.prompts = [
+                    RemotePrompt(
+                        name=prompt.name,
+                        description=prompt.description or "",
+                        arguments=tuple((arg.name, bool(arg.required)) for arg in (prompt.arguments or [])),
+                    )
+                    for prompt in listing.prompts
+                ]
+            if getattr(capabilities, "resources", None) is not None:
+                listing = await client.list_resources()
+                self.resources = [RemoteResource(uri=str(r.uri), name=r.name, mime_type=r.mime_type or "") for r in listing.resources]
+        except Exception:
+            pass
+
     # -- calls ------------------------------------------------------------------------------
+
+    async def get_prompt(self, name: str, arguments: dict[str, str]) -> str:
+        """The prompt's messages as one text (what the person sends as their request)."""
+        client = self._require()
+        try:
+            result = await client.get_prompt(name, arguments)
+        except Exception as exc:
+            raise NotConnected(f"MCP server '{self.name}' could not give the prompt {name}: {_describe(exc, self.config.timeout)}") from None
+        texts = []
+        for message in result.messages:
+            content = message.content
+            texts.append(getattr(content, "text", None) or f"[{getattr(content, 'type', 'content')} from the prompt]")
+        return "\n\n".join(t for t in texts if t)
+
+    async def read_resource(self, uri: str) -> str:
+        client = self._require()
+        try:
+            result = await client.read_resource(uri)
+        except Exception as exc:
+            raise NotConnected(f"MCP server '{self.name}' could not read {uri}: {_describe(exc, self.config.timeout)}") from None
+        texts = []
+        for item in result.contents:
+            text = getattr(item, "text", None)
+            texts.append(text if text is not None else f"[binary resource {item.uri} ({getattr(item, 'mime_type', '') or 'unknown type'})]")
+        return "\n".join(texts)
+
+    def _require(self) -> Any:
+        if self._client is None or self.status != CONNECTED:
+            raise NotConnected(self.describe_unavailable())
+        return self._client
 
     async def call(self, tool: str, arguments: dict[str, Any]) -> CallOutcome:
         client = self._client

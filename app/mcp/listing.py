@@ -31,6 +31,10 @@ def servers_text(rows: list[ServerRow], *, problems: list[str], deferred: bool =
                     lines.append(f"    {tool['name']:<40} {_fmt(tool['tokens']):>6} tok{mark}")
                 if len(row.tools) > 50:
                     lines.append(f"    … and {len(row.tools) - 50} more")
+        if row.prompts:
+            lines.append("  prompts: " + " · ".join(row.prompts[:10]) + (" …" if len(row.prompts) > 10 else ""))
+        if row.resources:
+            lines.append("  resources: " + " · ".join(row.resources[:10]) + (" …" if len(row.resources) > 10 else ""))
         lines.append("")
     if deferred:
         lines.append(

@@ -38,6 +38,8 @@ class ServerRow:
     stderr_tail: str = ""
     trust: bool = False
     tools: list[dict[str, Any]] = field(default_factory=list)  # name, remote, description, tokens, deferred
+    prompts: list[str] = field(default_factory=list)  # as slash commands, with their arguments
+    resources: list[str] = field(default_factory=list)  # as @server:uri mentions
     schema_tokens: int = 0  # every tool's full schema
     sent_tokens: int = 0  # what this server's tools add to each request now (listing lines when deferred)
 
@@ -140,6 +142,8 @@ class McpManager:
 
     def rows(self, count: Callable[[str], int]) -> list[ServerRow]:
         from app.mcp.deferral import schema_text
+        from app.mcp.mentions import usage
+        from app.mcp.names import sanitize
 
         rows: list[ServerRow] = []
         for connection in self.connections.values():
@@ -153,6 +157,8 @@ class McpManager:
                 error=connection.error,
                 stderr_tail=connection.stderr_tail() if connection.status != CONNECTED else "",
                 trust=config.trust,
+                prompts=[usage(f"mcp__{sanitize(connection.name)}__{sanitize(p.name)}", p) for p in connection.prompts],
+                resources=[f"@{connection.name}:{r.uri}" for r in connection.resources],
             )
             for tool in self.tools_of(connection.name):
                 full = self.deferred.schema_tokens(tool) if self.deferred is not None else count(schema_text(tool))

@@ -260,6 +260,8 @@ class AgentctxApp(
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = parse_command(text)
+        if parsed is not None and parsed.command is None and self.is_mcp_prompt(text):
+            parsed = None  # an MCP server's prompt: sent as a turn (its text replaces the command)
         if parsed is not None:
             if parsed.command is None:
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
@@ -303,6 +305,10 @@ class AgentctxApp(
         handler = TurnView(self, conversation)
         self.dismiss_suggestion()
         finished = False
+        prompt = await self.expand_mcp(prompt)
+        if prompt is None:
+            self.status.state = "idle"
+            return
         async for event in agent.run(prompt):
             await handler.handle(event)
             finished = event.kind == "turn_finished"

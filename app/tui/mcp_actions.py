@@ -26,6 +26,32 @@ class McpActions:
         manager.listeners.append(lambda connection: self._mcp_changed(runtime, connection))
         runtime.start_mcp()
 
+    def is_mcp_prompt(self, text: str) -> bool:
+        """Whether the typed line is a connected server's prompt (``/mcp__<server>__<prompt> ARGS``)."""
+        runtime = self.runtime
+        if runtime is None or runtime.mcp is None:
+            return False
+        from app.mcp.mentions import is_prompt_command
+
+        return is_prompt_command(runtime.mcp, text)
+
+    async def expand_mcp(self, prompt: str) -> str | None:
+        """The request to send: an MCP prompt's text, @server:uri resources attached; None (after saying why) when it cannot be."""
+        runtime = self.runtime
+        if runtime is None or runtime.mcp is None:
+            return prompt
+        from app.mcp.connection import NotConnected
+        from app.mcp.mentions import MentionError, expand_mcp
+
+        try:
+            expanded, problems = await expand_mcp(runtime.mcp, prompt)
+        except (MentionError, NotConnected) as exc:
+            self.notify(str(exc).splitlines()[0], severity="error", timeout=10)  # type: ignore[attr-defined]
+            return None
+        for problem in problems:
+            self.notify(problem, severity="warning", timeout=8)  # type: ignore[attr-defined]
+        return expanded
+
     def _mcp_changed(self, runtime: Runtime, connection: ServerConnection) -> None:
         if runtime is not self.runtime:
             return  # a session that was just replaced

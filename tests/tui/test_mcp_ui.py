@@ -33,6 +33,17 @@ async def test_a_hanging_server_does_not_hold_up_the_session_and_mcp_shows_it(fa
         body = app.screen.body
         assert "stuck  [connecting]  stdio · user" in body
         assert "ok  [connected]  stdio · user" in body and "mcp__ok__echo" in body and "tok" in body
+        assert "prompts: /mcp__ok__review PATH [FOCUS]" in body and "@ok:notes://today" in body
+        await pilot.press("escape")
+        # A server's prompt is a slash command: its text is what is sent.
+        from tests.fakes.openai_server import Reply
+
+        fake_llm.push(Reply.text("reviewed"))
+        app.prompt.load_text("/mcp__ok__review app.py")
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: bool(fake_llm.requests), max_iters=6000, what="the prompt's turn")
+        users = [m["content"] for m in fake_llm.requests[0].body["messages"] if m["role"] == "user"]
+        assert users[-1] == "Please review app.py, looking for bugs."
 
 
 async def test_a_failing_server_is_said_once_and_reconnect_retries_it(fake_llm: FakeOpenAIServer, workspace: Path, hermetic_home: Path) -> None:
