@@ -22,6 +22,8 @@ from app.mcp.config import HTTP, SSE, STDIO, ServerConfig
 
 PENDING, CONNECTING, CONNECTED, FAILED, STOPPED = "pending", "connecting", "connected", "failed", "stopped"
 STDERR_TAIL_CHARS = 2_000
+# What the model reads of a failed server's stderr (people see more in /mcp).
+MODEL_TAIL_LINES = 10
 # Listing pages followed at most (a server that always returns a cursor must not loop forever).
 MAX_LIST_PAGES = 50
 LAUNCHER = Path(__file__).with_name("launcher.py")
@@ -181,7 +183,10 @@ class ServerConnection:
         except BaseException as exc:  # an ExceptionGroup from the SDK's task groups, OSError, a protocol error
             self._client = None
             if self.status != STOPPED:
-                self._fail(_describe(exc, self.connect_timeout))
+                reason = _describe(exc, self.connect_timeout)
+                if reason == "Connection closed" and self.config.transport == STDIO and self.status == CONNECTING:
+                    reason = "the server process exited or closed its output before it was ready"
+                self._fail(reason)
         finally:
             timer.cancel()
             self._settle()
@@ -320,7 +325,7 @@ class ServerConnection:
             text = f"MCP server '{self.name}' is {self.status}."
         text += f" Fix it, then /mcp reconnect {self.name} (or restart agentctx-tui)."
         if tail:
-            text += f"\nIts stderr ended with:\n{tail}"
+            text += "\nIts stderr ended with:\n" + "\n".join(tail.splitlines()[-MODEL_TAIL_LINES:])
         return text
 
     # -- what is shown ----------------------------------------------------------------------
