@@ -96,6 +96,7 @@ class ServerConnection:
         self._stderr: IO[str] | None = None
         self._stderr_text = ""  # the tail kept when the stderr file is closed
         self._timed_out = False
+        self._http_status = 0
 
     @property
     def name(self) -> str:
@@ -115,6 +116,7 @@ class ServerConnection:
         self._settled = asyncio.Event()
         self.status, self.error, self.tools = CONNECTING, "", []
         self._timed_out = False
+        self._http_status = 0
         self._task = asyncio.get_running_loop().create_task(self._run(), name=f"mcp-{self.name}")
         self._changed()
 
@@ -186,6 +188,9 @@ class ServerConnection:
                 reason = _describe(exc, self.connect_timeout)
                 if reason == "Connection closed" and self.config.transport == STDIO and self.status == CONNECTING:
                     reason = "the server process exited or closed its output before it was ready"
+                if self._http_status:
+                    hint = " (check its 'headers')" if self._http_status in (401, 403) else ""
+                    reason = f"{reason}: HTTP {self._http_status} from {self.config.url}{hint}"
                 self._fail(reason)
         finally:
             timer.cancel()
@@ -219,12 +224,19 @@ class ServerConnection:
         if config.transport == HTTP:
             from mcp.client.streamable_http import streamable_http_client
 
-            http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0)))
+            http = await stack.enter_async_context(
+                httpx2.AsyncClient(headers=headers, timeout=httpx2.Timeout(30.0, read=300.0), event_hooks={"response": [self._saw_response]})
+            )
             return streamable_http_client(config.url, http_client=http)
         assert config.transport == SSE
         from mcp.client.sse import sse_client
 
         return sse_client(config.url, headers=headers, timeout=30.0)
+
+    async def _saw_response(self, response: Any) -> None:
+        # The SDK reports any HTTP error as "Server returned an error response"; the status says what to fix.
+        if response.status_code >= 400:
+            self._http_status = response.status_code
 
     async def _list(self, client: Any) -> list[RemoteTool]:
         tools: list[RemoteTool] = []

@@ -3,6 +3,8 @@
 Run with ``sys.executable tests/fakes/mcp_server.py [options]``:
 
   --http              serve streamable HTTP on 127.0.0.1 (a free port, printed as ``PORT <n>``)
+  --sse               serve the older SSE transport the same way (endpoint /sse)
+  --require-token T   (HTTP) answer 401 to requests without ``Authorization: Bearer T``
   --tools N           also offer N generated tools ``tool_000`` … (a large server)
   --slow SECONDS      ``slow_echo`` sleeps this long before answering
   --hang-on-start     never finish starting (sleeps before serving)
@@ -108,9 +110,22 @@ def build(args: argparse.Namespace):  # type: ignore[no-untyped-def]
     return server
 
 
+def _guarded(app, expected: bytes):  # type: ignore[no-untyped-def]
+    async def guarded(scope, receive, send):  # type: ignore[no-untyped-def]
+        if scope["type"] == "http" and dict(scope["headers"]).get(b"authorization") != expected:
+            await send({"type": "http.response.start", "status": 401, "headers": [(b"content-type", b"text/plain")]})
+            await send({"type": "http.response.body", "body": b"unauthorized"})
+            return
+        await app(scope, receive, send)
+
+    return guarded
+
+
 def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--http", action="store_true")
+    parser.add_argument("--sse", action="store_true")
+    parser.add_argument("--require-token")
     parser.add_argument("--tools", type=int, default=0)
     parser.add_argument("--slow", type=float, default=5.0)
     parser.add_argument("--hang-on-start", action="store_true")
@@ -129,7 +144,7 @@ def main() -> None:
         with open(args.pid_file + ".tmp", "w") as handle:
             handle.write(str(os.getpid()))
         os.replace(args.pid_file + ".tmp", args.pid_file)
-    if not args.http:
+    if not (args.http or args.sse):
         server.run("stdio")
         if args.linger:
             time.sleep(3600)
@@ -143,7 +158,10 @@ def main() -> None:
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
     print(f"PORT {sock.getsockname()[1]}", flush=True)
-    config = uvicorn.Config(server.streamable_http_app(), log_level="warning", lifespan="on")
+    app = server.sse_app() if args.sse else server.streamable_http_app()
+    if args.require_token:
+        app = _guarded(app, f"Bearer {args.require_token}".encode())
+    config = uvicorn.Config(app, log_level="warning", lifespan="on")
     anyio.run(lambda: uvicorn.Server(config).serve(sockets=[sock]))
 
 

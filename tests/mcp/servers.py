@@ -27,15 +27,15 @@ def write_user_settings(home: Path, data: dict[str, Any]) -> Path:
 
 
 @contextmanager
-def http_server(*options: str) -> Iterator[str]:
-    """The fake server over streamable HTTP on 127.0.0.1; yields its URL."""
-    process = subprocess.Popen([sys.executable, FAKE, "--http", *options], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+def http_server(*options: str, sse: bool = False) -> Iterator[str]:
+    """The fake server over streamable HTTP (or SSE) on 127.0.0.1; yields its URL."""
+    process = subprocess.Popen([sys.executable, FAKE, "--sse" if sse else "--http", *options], stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
     try:
         assert process.stdout is not None
         line = process.stdout.readline()
         if not line.startswith("PORT "):
             raise RuntimeError(f"the fake MCP server did not start: {line!r}")
-        yield f"http://127.0.0.1:{int(line.split()[1])}/mcp"
+        yield f"http://127.0.0.1:{int(line.split()[1])}/{'sse' if sse else 'mcp'}"
     finally:
         process.kill()
         process.wait(10)

@@ -185,6 +185,37 @@ async def test_an_http_server_lists_and_calls(tmp_path: Path) -> None:
             await manager.aclose()
 
 
+async def test_headers_reach_an_http_server_with_variables_expanded(tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    monkeypatch.setenv("DOCS_TOKEN", "s3cret")
+    with http_server("--require-token", "s3cret") as url:
+        without = _manager({"docs": {"httpUrl": url}}, timeout=20)
+        with_token = _manager({"docs": {"httpUrl": url, "headers": {"Authorization": "Bearer $DOCS_TOKEN"}}}, timeout=20)
+        try:
+            without.start()
+            with_token.start()
+            await without.wait_listed()
+            await with_token.wait_listed()
+            assert without.connections["docs"].status == "failed" and "401" in without.connections["docs"].error
+            assert with_token.connections["docs"].status == "connected", with_token.connections["docs"].error
+        finally:
+            await without.aclose()
+            await with_token.aclose()
+
+
+async def test_an_sse_server_lists_and_calls(tmp_path: Path) -> None:
+    with http_server(sse=True) as url:
+        manager = _manager({"old": {"url": url}})
+        try:
+            manager.start()
+            assert await manager.wait_listed()
+            assert manager.connections["old"].config.transport == "sse"
+            assert manager.connections["old"].status == "connected", manager.connections["old"].error
+            result = await _call(manager, "mcp__old__add", {"a": 1, "b": 2}, tmp_path)
+            assert result.output == "3"
+        finally:
+            await manager.aclose()
+
+
 async def test_an_http_server_that_is_not_there_fails_clearly(tmp_path: Path) -> None:
     import socket
 
