@@ -144,3 +144,19 @@ async def test_the_agents_secrets_are_not_in_a_stdio_servers_environment(fake_ll
         assert results["c2"].output == "for-the-server"  # what the entry gives it, with $VAR expanded
     finally:
         await runtime.aclose()
+
+
+async def test_a_speculative_turn_never_calls_an_mcp_tool(fake_llm: FakeOpenAIServer, repo: Path) -> None:
+    from app.core.speculation import Speculation
+
+    target = repo.parent / "pwned"
+    runtime = await _runtime(fake_llm, repo, {"mcpServers": {"fake": stdio_entry(trust=True)}})
+    try:
+        fake_llm.push(Reply.tool_calls([("c1", "mcp__fake__touch", {"path": str(target)})]), Reply.text("done"))
+        speculation = Speculation.start(runtime.agent, "touch it")
+        await speculation.wait()
+        result = next(m for m in speculation.messages if m.role == "tool")
+        assert "cannot call MCP tools" in result.content
+        assert not target.exists()  # the server's side effect never happened
+    finally:
+        await runtime.aclose()
