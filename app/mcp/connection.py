@@ -22,6 +22,9 @@ from app.mcp.config import HTTP, SSE, STDIO, ServerConfig
 
 PENDING, CONNECTING, CONNECTED, FAILED, STOPPED = "pending", "connecting", "connected", "failed", "stopped"
 STDERR_TAIL_CHARS = 2_000
+# An idle server is asked for its tool listing this often, so /mcp shows one that died between calls.
+HEALTH_INTERVAL = 30.0
+PING_TIMEOUT = 30.0
 # What the model reads of a failed server's stderr (people see more in /mcp).
 MODEL_TAIL_LINES = 10
 # Listing pages followed at most (a server that always returns a cursor must not loop forever).
@@ -79,9 +82,18 @@ def _import_sdk() -> Any:
 
 
 class ServerConnection:
-    def __init__(self, config: ServerConfig, *, connect_timeout: float, on_change: Callable[[ServerConnection], None] | None = None) -> None:
+    def __init__(
+        self,
+        config: ServerConfig,
+        *,
+        connect_timeout: float,
+        on_change: Callable[[ServerConnection], None] | None = None,
+        health_interval: float = HEALTH_INTERVAL,
+    ) -> None:
         self.config = config
         self.connect_timeout = connect_timeout
+        self.health_interval = health_interval
+        self._in_flight = 0
         self.on_change = on_change
         self.status = PENDING
         self.error = ""
@@ -175,8 +187,7 @@ class ServerConnection:
                 self._client = client
                 self.status = CONNECTED
                 self._settle()
-                assert self._stop is not None
-                await self._stop.wait()
+                await self._watch(client)
                 self._client = None
         except asyncio.CancelledError:
             self._client = None
@@ -195,6 +206,28 @@ class ServerConnection:
         finally:
             timer.cancel()
             self._settle()
+
+    async def _watch(self, client: Any) -> None:
+        """Hold the session open until stop(); a request between calls notices a server that died while idle."""
+        assert self._stop is not None
+        while not self._stop.is_set():
+            try:
+                await asyncio.wait_for(self._stop.wait(), self.health_interval)
+                return
+            except asyncio.TimeoutError:
+                pass
+            if self._in_flight:
+                continue  # a long call is its own proof of life (or will fail on its own)
+            import anyio
+
+            try:
+                # Not ping: the 2026-07-28 protocol removed it. A fresh first page of the tool
+                # listing is a request every server answers.
+                with anyio.fail_after(PING_TIMEOUT):
+                    await client.list_tools(cache_mode="refresh")
+            except Exception as exc:
+                self._fail(f"stopped answering while idle ({_describe(exc, PING_TIMEOUT)})")
+                return
 
     def _connect_timed_out(self) -> None:
         if self.status == CONNECTING and self._task is not None and not self._task.done():
@@ -315,6 +348,7 @@ class ServerConnection:
         client = self._client
         if client is None or self.status != CONNECTED:
             raise NotConnected(self.describe_unavailable())
+        self._in_flight += 1
         try:
             result = await client.call_tool(tool, arguments, read_timeout_seconds=self.config.timeout)
         except asyncio.CancelledError:
@@ -327,6 +361,8 @@ class ServerConnection:
             if "timed out" in reason:
                 reason += f" (after {self.config.timeout:g} s; the server's 'timeout' setting, in ms)"
             return CallOutcome(text=f"MCP server '{self.name}' failed the call: {reason}", is_error=True)
+        finally:
+            self._in_flight -= 1
         return _outcome(result)
 
     def describe_unavailable(self) -> str:

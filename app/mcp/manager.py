@@ -57,14 +57,16 @@ class McpManager:
         policy: PermissionPolicy | None = None,
         connect_timeout: float = 30.0,
         deferred: DeferredTools | None = None,
+        health_interval: float | None = None,
     ) -> None:
         configs, self.problems = parse_servers(servers, trusted=trusted)
+        extra = {} if health_interval is None else {"health_interval": health_interval}
         self.registry = registry
         self.policy = policy
         self.connect_timeout = connect_timeout
         self.deferred = deferred
         self.connections: dict[str, ServerConnection] = {
-            config.name: ServerConnection(config, connect_timeout=connect_timeout, on_change=self._changed)
+            config.name: ServerConnection(config, connect_timeout=connect_timeout, on_change=self._changed, **extra)
             for config in configs
         }
         self.listeners: list[Callable[[ServerConnection], None]] = []

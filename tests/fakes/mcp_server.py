@@ -11,6 +11,7 @@ Run with ``sys.executable tests/fakes/mcp_server.py [options]``:
   --crash-on-start    write to stderr and exit 3 before serving
   --pid-file PATH     write this process's pid there once serving
   --linger            keep running after stdin closes (a server that would outlive its client)
+  --exit-after S      exit (status 5) S seconds after it starts serving, while idle
 """
 
 from __future__ import annotations
@@ -132,6 +133,7 @@ def main() -> None:
     parser.add_argument("--crash-on-start", action="store_true")
     parser.add_argument("--pid-file")
     parser.add_argument("--linger", action="store_true")
+    parser.add_argument("--exit-after", type=float)
     args = parser.parse_args()
     print("fake-mcp: starting", file=sys.stderr, flush=True)
     if args.crash_on_start:
@@ -144,6 +146,15 @@ def main() -> None:
         with open(args.pid_file + ".tmp", "w") as handle:
             handle.write(str(os.getpid()))
         os.replace(args.pid_file + ".tmp", args.pid_file)
+    if args.exit_after:
+        import threading
+
+        def leave() -> None:
+            time.sleep(args.exit_after)
+            print("fake-mcp: out of memory (on purpose)", file=sys.stderr, flush=True)
+            os._exit(5)
+
+        threading.Thread(target=leave, daemon=True).start()
     if not (args.http or args.sse):
         server.run("stdio")
         if args.linger:

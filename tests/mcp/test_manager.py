@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import asyncio
 import sys
 from pathlib import Path
 
@@ -72,6 +73,29 @@ async def test_a_server_that_dies_mid_call_fails_that_call_and_says_so(tmp_path:
         await manager.wait_listed()
         back = await _call(manager, "mcp__fake__echo", {"text": "back"}, tmp_path)
         assert (back.output, back.is_error) == ("echo: back", False)
+    finally:
+        await manager.aclose()
+
+
+async def test_a_server_that_dies_while_idle_is_marked_failed_with_its_stderr(tmp_path: Path) -> None:
+    registry = builtin_registry()
+    manager = McpManager({"flaky": stdio_entry("--exit-after", "1"), "steady": stdio_entry()}, trusted=True, registry=registry, health_interval=0.2)
+    changes: list[str] = []
+    manager.listeners.append(lambda connection: changes.append(connection.status))
+    try:
+        manager.start()
+        await manager.wait_listed()
+        connection = manager.connections["flaky"]
+        assert connection.status == "connected", connection.error
+        for _ in range(600):  # no call is made: only the idle ping can notice
+            if connection.status == "failed":
+                break
+            await asyncio.sleep(0.05)
+        assert connection.status == "failed" and "stopped answering while idle" in connection.error
+        assert "out of memory (on purpose)" in connection.stderr_tail()
+        assert "failed" in changes  # the TUI is told
+        await asyncio.sleep(1.0)  # several checks of the healthy one meanwhile
+        assert manager.connections["steady"].status == "connected", manager.connections["steady"].error
     finally:
         await manager.aclose()
 
