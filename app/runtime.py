@@ -299,6 +299,8 @@ def mcp_manager(settings: Settings, paths: Paths, registry: ToolRegistry, policy
         policy=policy,
         connect_timeout=settings.mcp.connect_timeout,
         deferred=deferred,
+        # Plan mode refuses MCP tools (they may change anything); their schemas would only cost tokens.
+        register_tools=settings.approval_mode != "plan",
     )
 
 

@@ -58,6 +58,7 @@ class McpManager:
         connect_timeout: float = 30.0,
         deferred: DeferredTools | None = None,
         health_interval: float | None = None,
+        register_tools: bool = True,
     ) -> None:
         configs, self.problems = parse_servers(servers, trusted=trusted)
         extra = {} if health_interval is None else {"health_interval": health_interval}
@@ -65,6 +66,8 @@ class McpManager:
         self.policy = policy
         self.connect_timeout = connect_timeout
         self.deferred = deferred
+        # Plan mode: servers connect (for /mcp, prompts, resources) but their tools are not offered.
+        self.register_tools = register_tools
         self.connections: dict[str, ServerConnection] = {
             config.name: ServerConnection(config, connect_timeout=connect_timeout, on_change=self._changed, **extra)
             for config in configs
@@ -105,7 +108,7 @@ class McpManager:
     # -- tools ------------------------------------------------------------------------------
 
     def _changed(self, connection: ServerConnection) -> None:
-        if connection.status == CONNECTED:
+        if connection.status == CONNECTED and self.register_tools:
             self._register(connection)
         if self.deferred is not None:
             self.deferred.refresh()

@@ -124,8 +124,10 @@ async def test_plan_mode_refuses_mcp_tools(fake_llm: FakeOpenAIServer, repo: Pat
     try:
         fake_llm.push(Reply.tool_calls([("c1", "mcp__fake__touch", {"path": str(target)})]), Reply.text("ok"))
         results = _results(await _run(runtime, "touch it"))
-        assert results["c1"].status == "rejected" and "plan mode" in results["c1"].output
+        assert results["c1"].status == "error" and "Unknown tool 'mcp__fake__touch'" in results["c1"].output
         assert not target.exists()
+        assert not [t for t in fake_llm.requests[0].body["tools"] if t["function"]["name"].startswith("mcp__")]  # not offered
+        assert runtime.mcp.connections["fake"].status == "connected"  # /mcp, prompts and resources still work
     finally:
         await runtime.aclose()
 

@@ -34,3 +34,19 @@ def test_server_of() -> None:
     assert server_of("mcp__git__log", ["git", "github"]) == "git"
     assert server_of("mcp__github__log", ["git", "github"]) == "github"
     assert server_of("read_file", ["git"]) is None
+
+
+def test_mcp_tools_ask_by_default_and_plan_mode_refuses_them() -> None:
+    from app.core.tools.permissions import ApprovalMode, PermissionDecision, PermissionPolicy
+    from app.mcp.config import parse_server
+    from app.mcp.connection import RemoteTool, ServerConnection
+    from app.mcp.tools import McpTool
+
+    connection = ServerConnection(parse_server("s", {"command": "x"}), connect_timeout=1)
+    tool = McpTool("mcp__s__t", RemoteTool("t", "", {"type": "object"}), connection)
+    decide = lambda mode, **rules: PermissionPolicy(mode=mode, **rules).decide(tool, {})[0]  # noqa: E731
+    assert decide(ApprovalMode.DEFAULT) is PermissionDecision.ASK
+    assert decide(ApprovalMode.AUTO_EDIT) is PermissionDecision.ASK  # not a file edit
+    assert decide(ApprovalMode.YOLO) is PermissionDecision.ALLOW
+    assert decide(ApprovalMode.PLAN, allow=["mcp__s__t"]) is PermissionDecision.DENY
+    assert decide(ApprovalMode.DEFAULT, allow=["mcp__s__t"]) is PermissionDecision.ALLOW
