@@ -13,7 +13,7 @@ from typing import Sequence
 from app import __version__
 
 EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
-SUBCOMMANDS = ("hooks", "sessions", "context", "skills", "memory", "trust", "untrust", "permissions")
+SUBCOMMANDS = ("hooks", "sessions", "context", "skills", "memory", "trust", "untrust", "permissions", "mcp")
 
 
 class _Parser(argparse.ArgumentParser):
@@ -26,7 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser = _Parser(
         prog="agentctx-tui",
         description="A terminal coding agent that shows what enters the model's context window.",
-        epilog="Subcommands: 'agentctx-tui sessions list|search|delete', 'agentctx-tui context [list|detail|map|json]', 'agentctx-tui skills list [--json]', 'agentctx-tui memory list|show|status|recall|forget|index|scan', 'agentctx-tui trust|untrust [PATH]', 'agentctx-tui permissions check TOOL(ARG) [--mode M] [--read-only] [--json]'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
+        epilog="Subcommands: 'agentctx-tui sessions list|search|delete', 'agentctx-tui context [list|detail|map|json]', 'agentctx-tui skills list [--json]', 'agentctx-tui mcp list [--json]', 'agentctx-tui memory list|show|status|recall|forget|index|scan', 'agentctx-tui trust|untrust [PATH]', 'agentctx-tui permissions check TOOL(ARG) [--mode M] [--read-only] [--json]'. Model endpoint: OPENAI_BASE_URL, OPENAI_API_KEY, OPENAI_MODEL or settings.yaml.",
     )
     parser.add_argument("-p", "--prompt", help="run one turn headless with this prompt and print the answer (stdin is appended when piped)")
     parser.add_argument("--output-format", choices=("text", "json", "stream-json"), default="text", help="headless output (default: text)")
@@ -78,6 +78,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from app.permissions_cli import permissions_command
 
         return permissions_command(argv[1:], _Parser)
+    if argv and argv[0] == "mcp":
+        from app.mcp_cli import mcp_command
+
+        return mcp_command(argv[1:], _Parser)
     if argv and argv[0] == "context":
         from app.context_cli import context_command
 

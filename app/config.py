@@ -147,6 +147,14 @@ class SessionSettings:
 
 
 @dataclass
+class McpSettings:
+    # Above this share of the window, MCP tool schemas are deferred behind tool_search.
+    deferred_share: float = 0.10
+    # Longest wait for a server to start and list its tools (headless turns wait this long at most).
+    connect_timeout: float = 30.0
+
+
+@dataclass
 class Settings:
     model: ModelSettings = field(default_factory=ModelSettings)
     approval_mode: str = "default"
@@ -159,13 +167,15 @@ class Settings:
     memory: MemorySettings = field(default_factory=MemorySettings)
     suggestions: SuggestionSettings = field(default_factory=SuggestionSettings)
     sessions: SessionSettings = field(default_factory=SessionSettings)
+    mcp: McpSettings = field(default_factory=McpSettings)
     append_system_prompt: str = ""
     keymap: dict[str, str] = field(default_factory=dict)
     max_turns: int = 50
     demo: bool = False
     # Hooks of every layer, each tagged with the file it came from (layers add up, they do not replace).
     hooks: list[dict[str, Any]] = field(default_factory=list, metadata={"internal": True})
-    # MCP servers by name, raw, each tagged with "_layer": "user" | "project" (a later layer wins per name).
+    # MCP servers by name, raw as written (``mcpServers``), each tagged ``"_layer": "user"|"project"`` and
+    # ``"_file"``; a later layer's entry replaces an earlier one of the same name. Checked by app.mcp.config.
     mcp_servers: dict[str, dict[str, Any]] = field(default_factory=dict, metadata={"internal": True})
     # What the project layer would change and whether it was applied (it is only in a trusted folder).
     project_layer: ProjectLayer = field(default_factory=ProjectLayer, metadata={"internal": True})
@@ -240,9 +250,7 @@ def _apply_layer(settings: Settings, data: dict[str, Any], source: str, layer: s
     settings.sources.append(source)
     _note_permission_sources(settings, data, f"{layer} settings ({source})")
     settings.hooks.extend(_hook_entries(data.pop("hooks", None), source, layer, settings.warnings))
-    servers = data.pop("mcp_servers", None)
-    servers = data.pop("mcpServers", None) if servers is None else servers
-    settings.mcp_servers.update(_mcp_entries(servers, source, layer, settings.warnings))
+    _merge_mcp_servers(settings, data, source, layer)
     with _origin_of_pct(settings, source):
         _apply(settings, data, source, settings.warnings)
 
@@ -326,22 +334,6 @@ def _merge(target: dict[str, Any], data: dict[str, Any]) -> None:
             target[key] = value
 
 
-def _mcp_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> dict[str, dict[str, Any]]:
-    """``mcp_servers: {name: {...}}`` as raw per-server dicts tagged with their layer."""
-    if raw is None:
-        return {}
-    if not isinstance(raw, dict):
-        warnings.append(f"{source}: 'mcp_servers' must be a mapping of server names to settings (ignored)")
-        return {}
-    servers: dict[str, dict[str, Any]] = {}
-    for name, spec in raw.items():
-        if not isinstance(spec, dict):
-            warnings.append(f"{source}: 'mcp_servers.{name}' must be a mapping (ignored)")
-            continue
-        servers[str(name)] = {**spec, "_layer": layer}
-    return servers
-
-
 @contextlib.contextmanager
 def _origin_of_pct(settings: Settings, source: str) -> Iterator[None]:
     """Remember which layer set compaction.pct, so /context can say where the thresholds came from."""
@@ -369,6 +361,22 @@ def _hook_entries(raw: Any, source: str, layer: str, warnings: list[str]) -> lis
                 continue
             entries.append({**item, "event": str(event), "file": source, "layer": layer})
     return entries
+
+
+def _merge_mcp_servers(settings: Settings, data: dict[str, Any], source: str, layer: str) -> None:
+    """``mcpServers`` (Qwen Code's spelling) or ``mcp_servers``: whole entries, merged by server name."""
+    for key in ("mcpServers", "mcp_servers"):
+        raw = data.pop(key, None)
+        if raw is None:
+            continue
+        if not isinstance(raw, dict):
+            settings.warnings.append(f"{source}: '{key}' must be a mapping of server names to settings (ignored)")
+            continue
+        for name, entry in raw.items():
+            if not isinstance(entry, dict):
+                settings.warnings.append(f"{source}: '{key}.{name}' must be a mapping (ignored)")
+                continue
+            settings.mcp_servers[str(name)] = {**entry, "_layer": layer, "_file": source}
 
 
 def read_settings_file(path: Path) -> dict[str, Any] | None:

@@ -7,6 +7,7 @@ assembled on the spot from the session so far (``estimate``).
 from __future__ import annotations
 
 import argparse
+import asyncio
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -52,5 +53,16 @@ def _estimate(settings, paths, session_id: str | None) -> ContextReport:  # type
     # A report is asked for on purpose: wait for the exact vocabulary (Qwen models) the TUI loads in the background.
     if runtime.assembler.counter.load():
         runtime.assembler.recount()
-    request = runtime.assembler.assemble(list(runtime.resumed_messages), runtime.tools.schemas())
+    schemas = asyncio.run(_schemas_with_mcp(runtime)) if runtime.mcp is not None else runtime.tools.schemas()
+    request = runtime.assembler.assemble(list(runtime.resumed_messages), schemas)
     return runtime.assembler.report(request, source="estimate")
+
+
+async def _schemas_with_mcp(runtime) -> list[dict]:  # type: ignore[no-untyped-def]
+    """The tools block with the MCP servers' tools: connect (bounded), list, disconnect."""
+    runtime.start_mcp()
+    try:
+        await runtime.mcp.wait_listed()
+        return runtime.tools.schemas()
+    finally:
+        await runtime.mcp.aclose()

@@ -47,6 +47,19 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         print(f"warning: {ignored_notice(ignored)}", file=err)
     for problem in await runtime.start_session("resume" if runtime.resumed_messages else "startup"):
         print(f"warning: {problem}", file=err)
+    for problem in await _mcp_ready(runtime):
+        print(f"warning: {problem}", file=err)
+    if runtime.mcp is not None:
+        from app.mcp.connection import NotConnected
+        from app.mcp.mentions import MentionError, expand_mcp
+
+        try:
+            prompt, problems = await expand_mcp(runtime.mcp, prompt)
+        except (MentionError, NotConnected) as exc:
+            print(f"error: {exc}", file=err)
+            return EXIT_USAGE
+        for problem in problems:
+            print(f"warning: {problem}", file=err)
     async for event in agent.run(prompt):
         if isinstance(event, ApprovalNeeded) and event.future is not None and not event.future.done():
             event.future.cancel()  # never happens non-interactively; guard against a hang all the same
@@ -74,6 +87,22 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         print("error: the turn did not finish", file=err)
         return EXIT_FAILED
     return EXIT_OK
+
+
+async def _mcp_ready(runtime: Runtime) -> list[str]:
+    """A headless turn has one chance to use the servers: wait for them to list their tools,
+    all at once, each at most mcp.connect_timeout (30 s by default)."""
+    manager = runtime.mcp
+    if manager is None:
+        return []
+    manager.start()
+    await manager.wait_listed()
+    problems = []
+    for connection in manager.connections.values():
+        if connection.status != "connected":
+            tail = connection.stderr_tail().splitlines()[-3:]
+            problems.append(connection.describe_unavailable().splitlines()[0] + ("" if not tail else " stderr: " + " | ".join(tail)))
+    return problems
 
 
 def _print_text_event(event: Event, out: IO[str], err: IO[str]) -> None:

@@ -11,6 +11,7 @@ import os
 from datetime import datetime
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app import __version__
 from app.config import MemorySettings, Settings
@@ -55,6 +56,9 @@ from app.paths import Paths
 from app.project_layer import grant_lines
 from app.trust import FolderTrust
 
+if TYPE_CHECKING:
+    from app.mcp.manager import McpManager
+
 
 NO_ENDPOINT_MESSAGE = (
     "No model endpoint is configured. Set OPENAI_BASE_URL (e.g. https://api.openai.com/v1), "
@@ -84,6 +88,8 @@ class Runtime:
     resumed_tokens: int = 0
     # Whether the user trusts this folder (its project layer applies, its skills may grant writes).
     folder_trusted: bool = False
+    # The configured MCP servers (None when there are none: the SDK is then never imported).
+    mcp: McpManager | None = None
 
     def __repr__(self) -> str:
         # Short on purpose: Textual's @work describes each call by repr'ing its arguments, and the
@@ -102,10 +108,17 @@ class Runtime:
             self.recorder.append_system("hook_problem", {"message": text})
         return notices
 
+    def start_mcp(self) -> None:
+        """Connect the MCP servers in the background (on the running loop); never waits."""
+        if self.mcp is not None:
+            self.mcp.start()
+
     async def aclose(self, *, drain_seconds: float = 0.0) -> None:
         """Stop the turn, let background memory work finish (bounded), dispose the engine, close connections."""
         if self.agent is not None:
             self.agent.cancel()
+        if self.mcp is not None:
+            await self.mcp.aclose()  # stdio servers' process groups are stopped here
         # Memory work and a title query in flight share one bounded wait.
         drains = [self.memory.drain(drain_seconds), self.drafter.drain(drain_seconds)]
         if self.titles is not None:
@@ -306,12 +319,41 @@ def build_runtime(
         resumed_tokens=opened.checkpoint_tokens or 0,
         folder_trusted=folder_trusted,
     )
+    runtime.mcp = mcp_manager(settings, paths, registry, policy, assembler.counter.count, window, trusted=folder_trusted)
+    if runtime.mcp is not None:
+        runtime.warnings.extend(runtime.mcp.problems)
     if settings.has_endpoint:
         runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)
         # The resumed context's size until the next answer reports a fresh one.
         runtime.agent.last_usage = opened.last_usage
         runtime.titles = wire_titles(runtime.agent, runtime.recorder, enabled=interactive and settings.sessions.auto_title)
     return runtime
+
+
+def mcp_manager(  # type: ignore[no-untyped-def]
+    settings: Settings, paths: Paths, registry: ToolRegistry, policy: PermissionPolicy, count, window: int, *, trusted: bool
+) -> McpManager | None:
+    """The MCP servers' manager, or None when none is configured (nothing of MCP is imported then).
+
+    A project's own servers start only in a trusted folder; the settings loader already leaves an
+    untrusted project layer out, and the manager checks each server's layer again.
+    """
+    if not settings.mcp_servers:
+        return None
+    from app.mcp.deferral import DeferredTools
+    from app.mcp.manager import McpManager
+
+    deferred = DeferredTools(registry, context_window=window, share=settings.mcp.deferred_share, count=count)
+    return McpManager(
+        settings.mcp_servers,
+        trusted=trusted,
+        registry=registry,
+        policy=policy,
+        connect_timeout=settings.mcp.connect_timeout,
+        deferred=deferred,
+        # Plan mode refuses MCP tools (they may change anything); their schemas would only cost tokens.
+        register_tools=settings.approval_mode != "plan",
+    )
 
 
 def wire_titles(agent: Agent, recorder: SessionRecorder, *, enabled: bool) -> AutoTitler:

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context.compaction.thresholds import compute_thresholds
-from app.context.request import GROUP_ORDER, AssembledRequest, RequestPart
+from app.context.request import GROUP_ORDER, AssembledRequest, RequestPart, tool_server
 from app.core.history import Usage
 from app.core.session.delete import CONTEXT_SIDECAR_SUFFIX
 from app.fsutil import atomic_write_text
@@ -54,6 +54,8 @@ class ContextReport:
     system_sections: list[Row] = field(default_factory=list)
     instruction_files: list[Row] = field(default_factory=list)
     tools: list[Row] = field(default_factory=list)
+    # Tool schemas by where they come from: built-in, each MCP server, the deferred listing.
+    tool_sources: list[Row] = field(default_factory=list)
     skills: list[Row] = field(default_factory=list)
     memories: list[Row] = field(default_factory=list)
     messages: list[Row] = field(default_factory=list)  # by role: user / assistant / tool results / summaries / reminders
@@ -89,7 +91,7 @@ class ContextReport:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ContextReport:
         fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        for key in ("groups", "system_sections", "instruction_files", "tools", "skills", "memories", "messages"):
+        for key in ("groups", "system_sections", "instruction_files", "tools", "tool_sources", "skills", "memories", "messages"):
             fields[key] = [Row(**row) for row in data.get(key, [])]
         return cls(**fields)
 
@@ -146,6 +148,10 @@ def build_report(
         schema = json.loads(part.text)
         params = schema.get("function", {}).get("parameters", {}).get("properties", {})
         tools.append(_row(part, detail=f"{len(params)} param{'' if len(params) == 1 else 's'}"))
+    by_source: dict[str, list[RequestPart]] = {}
+    for part in request.parts_of("tool_schema"):
+        by_source.setdefault(tool_server(part.name), []).append(part)
+    tool_sources = [_sum_rows(name, parts) for name, parts in by_source.items()]
     by_kind: dict[str, list[RequestPart]] = {}
     for part in request.parts:
         if part.block == "messages" and part.kind != "skills_listing":  # the skills listing has its own line
@@ -169,6 +175,7 @@ def build_report(
         system_sections=system,
         instruction_files=files,
         tools=tools,
+        tool_sources=tool_sources,
         skills=_entry_rows(request.parts_of("skills_listing"), _SKILL_ENTRY),  # every entry of the snapshot and the deltas
         memories=[
             *(_row(p) for p in request.parts_of("memory_index")),
@@ -275,6 +282,7 @@ def render_list(report: ContextReport) -> str:
     lines.extend(_file_lines(report))
     lines.append("")
     lines.append(f"Tool schemas: {len(report.tools)} tools, {fmt(sum(r.tokens for r in report.tools))} tok")
+    lines.extend(_tool_source_lines(report))
     group = {g.name: g.tokens for g in report.groups}
     lines.append(f"Skills listing: {len(report.skills)} entries, {fmt(group.get('Skills', 0))} tok")
     indexes = _index_rows(report)
@@ -285,6 +293,13 @@ def render_list(report: ContextReport) -> str:
         lines.append("Problems:")
         lines.extend(f"  ⚠ {p}" for p in report.problems)
     return "\n".join(lines)
+
+
+def _tool_source_lines(report: ContextReport, indent: str = "  ") -> list[str]:
+    """One line per source of tool schemas, once there is more than the built-in tools."""
+    if len(report.tool_sources) < 2:
+        return []
+    return [f"{indent}{row.name:<32} {row.detail:>4} tools {fmt(row.tokens):>9} tok" for row in report.tool_sources]
 
 
 def _index_rows(report: ContextReport) -> int:
@@ -345,6 +360,8 @@ def render_map(report: ContextReport, width: int = 72) -> str:
     for group in report.groups:
         if group.tokens:
             lines.append(f"  {MAP_GLYPHS.get(group.name, '#')} {group.name:<18} {fmt(group.tokens):>9} tok  {_pct(group.tokens, window):>6}")
+            if group.name == "Tool schemas":
+                lines.extend(_tool_source_lines(report, indent="      "))
     lines.append(f"  · {'Free':<18} {fmt(report.free_tokens):>9} tok  {_pct(report.free_tokens, window):>6}")
     lines.append("  marks: w warn · a auto-compact · h hard")
     return "\n".join(lines)

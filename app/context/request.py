@@ -160,6 +160,20 @@ def message_parts(messages: Iterable[Message], *, first_index: int = 0) -> list[
     return parts
 
 
+MCP_PREFIX = "mcp__"
+BUILTIN_TOOLS = "built-in"
+DEFERRED_LISTING = "tool_search (deferred MCP tools)"
+
+
+def tool_server(name: str) -> str:
+    """Where a tool's schema comes from: built-in, the MCP server in its ``mcp__<server>__<tool>`` name, or the deferred listing."""
+    if name.startswith(MCP_PREFIX) and "__" in name[len(MCP_PREFIX):]:
+        return "MCP " + name[len(MCP_PREFIX):].split("__", 1)[0]
+    if name == "tool_search":
+        return DEFERRED_LISTING
+    return BUILTIN_TOOLS
+
+
 def tool_schema_parts(tools: Iterable[dict[str, Any]]) -> list[RequestPart]:
     parts = []
     for schema in tools:

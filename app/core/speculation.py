@@ -17,7 +17,7 @@ from app.core.events import Event, TurnFailed, TurnFinished
 from app.core.history import Message, Usage
 from app.core.llm.side_query import side_query
 from app.core.overlay import OverlayChange, OverlayConflict, OverlayFileSystem, remove_stale_shadows
-from app.core.tools.base import Tool
+from app.core.tools.base import Tool, ToolKind
 from app.core.tools.permissions import PermissionDecision
 
 if TYPE_CHECKING:
@@ -88,6 +88,9 @@ class _SpeculationPolicy:
         decision, reason = self.base.decide(tool, args)
         if decision is PermissionDecision.DENY:
             return decision, reason
+        if tool.kind is ToolKind.EXTERNAL:
+            # An MCP server acts outside the overlay: nothing it does could be thrown away.
+            return PermissionDecision.DENY, "a speculative turn cannot call MCP tools (they act outside the copy-on-write overlay)"
         return PermissionDecision.ALLOW, "speculation (copy-on-write)"
 
     def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[str]:

@@ -32,6 +32,7 @@ from app.tui.commands import SlashCommand, parse_command, skill_commands
 from app.tui.compaction_actions import CompactionActions
 from app.tui.controllers.modes import ModeController
 from app.tui.hooks_actions import HooksActions
+from app.tui.mcp_actions import McpActions
 from app.tui.trust_actions import TrustActions
 from app.tui.suggestion_actions import SuggestionActions
 from app.tui.skills_actions import SkillsActions
@@ -88,7 +89,18 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryActions, HooksActions, TrustActions, SessionActions, SuggestionActions, App[int]):
+class AgentctxApp(
+    ContextActions,
+    CompactionActions,
+    SkillsActions,
+    MemoryActions,
+    HooksActions,
+    TrustActions,
+    McpActions,
+    SessionActions,
+    SuggestionActions,
+    App[int],
+):
     CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -259,6 +271,7 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
         if runtime.assembler.counter.can_be_exact:
             self._load_exact_counts(runtime)
         self._start_hooks(runtime, "resume" if (resume or continue_latest) else "startup")
+        self.start_mcp(runtime)
         if resume or continue_latest:
             self.recap_after_break(runtime)
         if self._watch:
@@ -378,6 +391,8 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = parse_command(text, self.prompt.extra_commands)
+        if parsed is not None and parsed.command is None and self.is_mcp_prompt(text):
+            parsed = None  # an MCP server's prompt: sent as a turn (its text replaces the command)
         if parsed is not None:
             if parsed.command is None:
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
@@ -461,7 +476,11 @@ class AgentctxApp(ContextActions, CompactionActions, SkillsActions, MemoryAction
             await conversation.add(Entry(kind="notice", text=f"Not attached: {problem}"))
         if attached:
             await conversation.add(Entry(kind="notice", text=attached))
-        await self._follow_turn(agent.run(prompt))
+        expanded = await self.expand_mcp(prompt)  # an MCP server's prompt, @server:uri resources
+        if expanded is None:
+            self.status.state = "idle"
+            return
+        await self._follow_turn(agent.run(expanded))
 
     async def _follow_turn(self, events: AsyncIterator[Event]) -> None:
         """Show a turn's events as they come; remember whether it failed (ctrl+y then retries it)."""

@@ -47,6 +47,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("trust", "Trust this folder or stop: whether its project settings, hooks and tool grants apply", "trust_command"),
     SlashCommand("permissions", "The approval mode and every active rule, with where it came from", "permissions_command"),
     SlashCommand("skills", "Skills by level: read, enable or disable them", "skills"),
+    SlashCommand("mcp", "MCP servers: status, tools and tokens; reconnect one", "mcp_command", argument_hint="[reconnect [name]]"),
     SlashCommand("compress-fast", "Clear old tool results now, no model call", "compress_fast"),
     SlashCommand("approval-mode", "Show or set the approval mode: default, auto-edit, plan, yolo (shift+tab cycles)", "approval_mode", aliases=("mode",), argument_hint="[mode]"),
     SlashCommand("model", "Pick the model from the endpoint's list, or switch to one by name", "switch_model", argument_hint="[name]"),

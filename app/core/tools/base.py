@@ -17,6 +17,7 @@ class ToolKind(str, Enum):
     READ = "read"  # never changes anything; allowed in plan mode
     EDIT = "edit"  # changes files in the workspace
     EXECUTE = "execute"  # runs a program
+    EXTERNAL = "external"  # runs elsewhere (an MCP server's tool): asks unless allowed, never in plan mode
 
 
 @dataclass
@@ -85,6 +86,8 @@ class Tool(ABC):
     description: str = ""
     kind: ToolKind = ToolKind.READ
     parameters: dict[str, Any] = {}
+    # A deferred tool can be called but its schema is not sent (tool_search loads it).
+    deferred: bool = False
 
     def schema(self) -> dict[str, Any]:
         """The OpenAI function-tool declaration."""

@@ -278,6 +278,8 @@ def _mode_default(mode: ApprovalMode, kind: ToolKind) -> tuple[PermissionDecisio
         if mode is ApprovalMode.AUTO_EDIT:
             return PermissionDecision.ALLOW, "auto-edit mode: file edits are allowed"
         return PermissionDecision.ASK, "file edits need approval"
+    if kind is ToolKind.EXTERNAL:
+        return PermissionDecision.ASK, "MCP tools need approval unless the server is trusted"
     return PermissionDecision.ASK, "commands need approval"
 
 

@@ -30,6 +30,9 @@ class ToolRegistry:
             raise ValueError(f"a tool named {tool.name!r} is already registered")
         self._tools[tool.name] = tool
 
+    def unregister(self, name: str) -> None:
+        self._tools.pop(name, None)
+
     def get(self, name: str) -> Tool | None:
         return self._tools.get(name)
 
@@ -40,9 +43,9 @@ class ToolRegistry:
         return list(self._tools.values())
 
     def schemas(self, names: Iterable[str] | None = None) -> list[dict[str, Any]]:
-        """OpenAI function-tool declarations; unknown names are skipped."""
+        """OpenAI function-tool declarations of the tools not deferred; unknown names are skipped."""
         chosen = self if names is None else self.restricted(names)
-        return [tool.schema() for tool in chosen]
+        return [tool.schema() for tool in chosen if not tool.deferred]
 
     def restricted(self, names: Iterable[str]) -> ToolRegistry:
         """Only the named tools, in this registry's order; unknown names are ignored

@@ -30,7 +30,7 @@ class ApprovalScreen(ModalScreen[Decision]):
         self.always = list(always or [])
 
     def compose(self) -> ComposeResult:
-        verb = "run a command" if self.tool_kind == "execute" else "change files"
+        verb = {"execute": "run a command", "external": "call an MCP server's tool"}.get(self.tool_kind, "change files")
         with Vertical(id="approval-dialog"):
             with Vertical(id="approval-head"):
                 yield Static(Content.from_markup(f"The agent wants to {verb}: [b]{escape(self.tool_name)}[/b]"), id="approval-title")

@@ -15,7 +15,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from app.context.compaction.thresholds import Thresholds, compute_thresholds
-from app.context.request import AssembledRequest, RequestPart
+from app.context.request import BUILTIN_TOOLS, AssembledRequest, RequestPart, tool_server
 from app.tui.widgets.status import format_tokens
 
 GROUP_COLOURS = {
@@ -72,10 +72,11 @@ def blocks_from_request(request: AssembledRequest) -> list[MapBlock]:
             pending.append(part)
             continue
         if part.kind == "tool_schema" or part.block == "messages":  # many small parts: pooled by kind
-            key = "tool_schema" if part.kind == "tool_schema" else part.kind
+            # Tool schemas pool by source: the built-in tools, each MCP server, the deferred listing.
+            key = f"tool_schema:{tool_server(part.name)}" if part.kind == "tool_schema" else part.kind
             pool = pools.get(key)
             if pool is None:
-                label = "tool schemas" if key == "tool_schema" else MESSAGE_LABELS.get(key, key)
+                label = _tool_label(key) if part.kind == "tool_schema" else MESSAGE_LABELS.get(key, key)
                 pool = pools[key] = MapBlock(group=part.group, name=label, tokens=0)
                 blocks.append(pool)
             pool.parts.append(part)
@@ -90,6 +91,11 @@ def blocks_from_request(request: AssembledRequest) -> list[MapBlock]:
         blocks[-1].parts.extend(pending)
         blocks[-1].tokens += sum(p.tokens for p in pending)
     return blocks
+
+
+def _tool_label(key: str) -> str:
+    source = key.split(":", 1)[1]
+    return "tool schemas" if source == BUILTIN_TOOLS else f"{source} schemas"
 
 
 class ContextMap(Widget, can_focus=True):
