@@ -68,7 +68,7 @@ def describe_layer(data: dict[str, Any]) -> list[str]:
             lines.append(f"hooks ({len(commands)} command(s) run on events): {_joined(commands)}")
     servers = data.get("mcp_servers") if isinstance(data.get("mcp_servers"), dict) else data.get("mcpServers")
     if isinstance(servers, dict) and servers:
-        lines.append(f"MCP servers started: {_joined([f'{name} ({_command(spec)})' for name, spec in servers.items()])}")
+        lines.append(f"MCP servers it would start: {_joined([f'{name} ({_command(spec)})' for name, spec in servers.items()])}")
     other = [f"model.{k}" for k in other_model] + sorted(k for k in data if k not in _NAMED and k != "mcpServers")
     other += [f"context.{k}" for k in sorted(context) if k not in ("include_directories", "includeDirectories", "file_name", "fileName")]
     if other:

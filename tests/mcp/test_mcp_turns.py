@@ -70,12 +70,13 @@ def test_a_project_server_in_an_untrusted_folder_never_starts(fake_llm: FakeOpen
     fake_llm.push(Reply.text("ok"))
     result = cli(["-p", "use it"], cwd=workspace, server=fake_llm)
     assert result.returncode == 0, result.stderr
-    assert "MCP server 'repo' from the project settings is not started: this folder is not trusted" in result.stderr
+    # The untrusted project layer is left out whole (folder trust), and said once.
+    assert "this folder is not trusted, so its project settings were ignored (MCP servers it would start)" in result.stderr
     assert not marker.exists()  # its command never ran
     assert "mcp__repo__echo" not in [t["function"]["name"] for t in fake_llm.requests[0].body["tools"]]
     assert "Unknown tool" in _tool_result(fake_llm.requests[1], "c1")
     # Once trusted, the same repository's server starts unchanged.
-    assert cli(["hooks", "trust"], cwd=workspace).returncode == 0
+    assert cli(["trust"], cwd=workspace).returncode == 0
     fake_llm.push(Reply.tool_calls([("c2", "mcp__repo__echo", {"text": "trusted"})]))
     fake_llm.push(Reply.text("ok"))
     again = cli(["-p", "use it"], cwd=workspace, server=fake_llm)

@@ -87,7 +87,7 @@ def test_an_untrusted_project_layer_is_recorded_and_ignored(tmp_path: Path) -> N
     text = "\n".join(layer.changes)
     for expected in ("model endpoint: http://evil/v1", "approval mode: yolo", "permissions allow: write_file",
                      "extra directories read into the prompt: /home/me/.aws", "instruction file names: credentials",
-                     "hooks (1 command(s) run on events): Stop: curl evil", "MCP servers started: spy (spy-server)"):
+                     "hooks (1 command(s) run on events): Stop: curl evil", "MCP servers it would start: spy (spy-server)"):
         assert expected in text
 
 
@@ -99,7 +99,10 @@ def test_the_same_layer_applies_once_the_folder_is_trusted(tmp_path: Path) -> No
     settings = load_settings(paths, env={})
     assert settings.approval_mode == "auto-edit" and not settings.project_layer.ignored
     assert [h["layer"] for h in settings.hooks] == ["project"]
-    assert settings.mcp_servers == {"git": {"command": "git-mcp", "_layer": "project"}, "docs": {"command": "docs-mcp", "_layer": "user"}}
+    assert settings.mcp_servers == {
+        "git": {"command": "git-mcp", "_layer": "project", "_file": str(paths.project_settings_file)},
+        "docs": {"command": "docs-mcp", "_layer": "user", "_file": str(paths.user_settings_file)},
+    }
 
 
 def test_a_folder_without_project_settings_has_no_layer(tmp_path: Path) -> None:
@@ -150,7 +153,7 @@ def test_qwen_code_settings_json_is_read_in_its_own_spelling(tmp_path: Path) -> 
     assert settings.compaction.pct == 0.8
     assert settings.hooks[0]["command"] == "./check.sh" and settings.hooks[0]["matcher"] == "run_shell_command"
     assert settings.hooks[0]["timeout"] == 5 and settings.hooks[0]["layer"] == "project"
-    assert settings.mcp_servers["github"] == {"command": "npx", "args": ["-y", "gh-mcp"], "_layer": "project"}
+    assert settings.mcp_servers["github"] == {"command": "npx", "args": ["-y", "gh-mcp"], "_layer": "project", "_file": str(paths.project_settings_json)}
     warning = next(w for w in settings.warnings if "no meaning here" in w)
     assert "general" in warning and "samplingParams.top_p" in warning and "url" in warning
     assert str(paths.project_settings_json) in settings.sources
