@@ -132,7 +132,8 @@ async def test_e_opens_the_editor_then_rebuilds_the_index(fake_llm: FakeOpenAISe
         assert notifications(app) == ["Edited feedback/no-mocks.md; the project memory index is rebuilt."]
         assert (mem.project_root / "feedback" / "no-mocks.md").read_text(encoding="utf-8") == NO_MOCKS + "Also for the staging database.\n"
         rebuilt = index.read_text(encoding="utf-8")
-        assert "stale" not in rebuilt and "[no mocks in db tests](feedback/no-mocks.md)" in rebuilt
+        # A line a person wrote is kept where it was; the memory's link is added after it.
+        assert rebuilt.startswith("stale\n") and "[no mocks in db tests](feedback/no-mocks.md)" in rebuilt
         assert app.screen is screen and highlighted(screen) == "feedback/no-mocks.md"
 
 

@@ -18,21 +18,26 @@ EMPTY_BODY_TEXT = "_No detailed entries yet._"
 # What an older version wrote into a memory that had nothing in it yet.
 PLACEHOLDER_BODY = "_No entries yet._"
 TRUNCATED_BODY_NOTE = "\n\n> NOTE: Relevant memory truncated for prompt budget."
+# How the memories were chosen, said in one line so /context detail (and the record) can show it.
+RECALL_PATHS = {"heuristic": "keyword ranking (BM25F)", "model": "the memory selector model"}
+RECALLED_BY = "Recalled by "
 
 
-def render_relevant_memory(entries: Sequence[MemoryEntry], now: float) -> str:
+def render_relevant_memory(entries: Sequence[MemoryEntry], now: float, how: str = "") -> str:
     """The recalled memories as Markdown; empty when there are none."""
     if not entries:
         return ""
     lines = [RELEVANT_MEMORY_HEADING, "", RELEVANT_MEMORY_INTRO, ""]
+    if how:
+        lines[-1:-1] = [f"{RECALLED_BY}{RECALL_PATHS.get(str(how), str(how))}."]
     for entry in entries:
         lines.extend(_render_entry(entry, now))
     return "\n".join(lines).rstrip() + "\n"
 
 
-def recall_reminder(entries: Sequence[MemoryEntry], now: float) -> str:
+def recall_reminder(entries: Sequence[MemoryEntry], now: float, how: str = "") -> str:
     """The memories wrapped in ``<system-reminder>`` tags; empty when there are none."""
-    text = render_relevant_memory(entries, now)
+    text = render_relevant_memory(entries, now, how)
     return f"<system-reminder>\n{text.rstrip()}\n</system-reminder>" if text else ""
 
 
