@@ -146,6 +146,8 @@ class ContextAssembler:
         if instructions.notice and text:
             text = f"{text}\n\n{instructions.notice}"
         self._memory_prompt = self.memory.prompt_section() if self.memory is not None else ""
+        if self.memory is not None:
+            self.notices.extend(self.memory.take_notices())  # a secret masked out of an index, said once
         return append_memory_prompt(text, self._memory_prompt) if self._memory_prompt else text
 
     def _split_sections(self, prompt: SystemPrompt, instructions: InstructionSet) -> list[RequestPart]:

@@ -15,6 +15,7 @@ import yaml
 
 from app.context.memory import MemoryScope, memory_paths
 from app.context.memory.store import MemoryStore
+from app.context.report import build_report, render_detail
 from app.core.events import TurnFinished
 from app.paths import Paths
 from app.runtime import build_runtime
@@ -71,6 +72,10 @@ async def test_a_plain_question_carries_its_memory_selector_off(fake_llm: FakeOp
     assert "Recalled by keyword ranking (BM25F)." in reminder
     assert "ops wiki" not in reminder  # the unrelated memory stays out
     assert [d.how for d in runtime.memory.recalled] == ["heuristic"]
+    # /context detail says what was recalled and by which path.
+    detail = render_detail(build_report(runtime.assembler.last_request, source="test", session_id=runtime.session_id))
+    line = next(text for text in detail.splitlines() if "integration tests use a real database" in text)
+    assert "feedback/integration-tests-use-a-real-database.md" in line and "(recalled by keyword ranking (BM25F))" in line
     await runtime.aclose()
 
 

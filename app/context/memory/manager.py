@@ -28,7 +28,8 @@ from app.context.memory.kinds import MemoryScope
 from app.context.memory.lock import acquire_lock, clear_stale_lock, inspect_lock, remove_lock
 from app.context.memory.meta import read_meta, write_meta
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
-from app.context.memory.prompt import memory_prompt
+from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
+from app.context.memory.secrets import describe_findings
 from app.context.memory.recall import plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.reminder import recall_reminder
@@ -107,6 +108,8 @@ class MemoryManager:
         self._main_wrote_memory = False
         self._lock_release_failed = False
         self._listeners: list[Callable[[], None]] = []
+        self._notices: list[str] = []
+        self._told_secrets: set[Path] = set()
 
     # -- watching it ------------------------------------------------------------------------------
 
@@ -134,8 +137,24 @@ class MemoryManager:
     # -- what the model sees ----------------------------------------------------------------------
 
     def prompt_section(self) -> str:
-        """The auto-memory instructions with each scope's index (session start and /memory refresh)."""
-        return memory_prompt(self.mem) if self.settings.enabled else ""
+        """The auto-memory instructions with each scope's index (session start and /memory refresh).
+        A secret in an index is masked, and the person is told once which file holds it."""
+        if not self.settings.enabled:
+            return ""
+        text, found = memory_prompt_and_findings(self.mem)
+        for path, findings in found:
+            if path not in self._told_secrets:
+                self._told_secrets.add(path)
+                self._notices.append(
+                    f"{path} holds what looks like a secret ({describe_findings(list(findings))}); it was masked "
+                    "in the prompt. Remove it from the file (memory indexes are read into every request)."
+                )
+        return text
+
+    def take_notices(self) -> list[str]:
+        """What the person must be told (a secret masked out of an index), each once."""
+        notices, self._notices = self._notices, []
+        return notices
 
     def entries(self) -> list[MemoryEntry]:
         return self.store.list_scopes((MemoryScope.PROJECT, MemoryScope.USER, MemoryScope.TEAM))
@@ -284,7 +303,9 @@ class MemoryManager:
     async def _run_agent(self, system: str, prompt: str, roots: list[Path], budget: AgentBudget, *, protect_pinned: bool = False) -> AgentRun:
         """Run a memory agent within its budget: its requests, and its minutes over the whole run."""
         assert self.provider is not None
-        agent = build_memory_agent(self.provider, system, roots, max_requests=budget.max_requests, time_budget=budget.seconds, protect_pinned=protect_pinned)
+        agent = build_memory_agent(
+            self.provider, system, roots, max_requests=budget.max_requests, time_budget=budget.seconds, protect_pinned=protect_pinned, mem=self.mem
+        )
         return await run_memory_agent(agent, prompt, budget.seconds)
 
     def refresh_indexes(self) -> None:

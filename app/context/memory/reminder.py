@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from app.context.memory.age import memory_age, memory_freshness_text
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.textunits import utf16_len, utf16_prefix
+from app.context.memory.untrusted import neutralise
 
 MAX_DOC_BODY_CHARS = 1200
 RELEVANT_MEMORY_HEADING = "## Relevant memory"
@@ -52,10 +53,12 @@ def prompt_body(body: str) -> str:
 
 
 def _render_entry(entry: MemoryEntry, now: float) -> list[str]:
-    lines = [f"### {entry.title} ({entry.rel_path or entry.path.name})", f"Saved {memory_age(entry.mtime, now)}."]
+    # A memory's text cannot close the reminder it sits in, nor pass for an instruction file's frame.
+    title = " ".join(neutralise(entry.title).split())
+    lines = [f"### {title} ({neutralise(entry.rel_path or entry.path.name)})", f"Saved {memory_age(entry.mtime, now)}."]
     if entry.description:
-        lines.append(entry.description)
-    lines += ["", prompt_body(entry.body)]
+        lines.append(" ".join(neutralise(entry.description).split()))
+    lines += ["", neutralise(prompt_body(entry.body))]
     freshness = memory_freshness_text(entry.mtime, now)
     if freshness:
         lines += ["", f"> NOTE: {freshness}"]
