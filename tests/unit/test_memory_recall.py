@@ -100,10 +100,11 @@ def test_title_beats_description_beats_body() -> None:
     assert ranked[0].score > ranked[1].score > ranked[2].score > 0
 
 
-def test_ties_break_by_input_order_never_by_file_clocks() -> None:
+def test_ties_break_by_path_never_by_file_clocks() -> None:
     old = entry("Alpha", mtime=NOW - 5 * DAY, rel_path="project/old.md")
     new = entry("Alpha", mtime=NOW, rel_path="project/new.md")
-    assert [r.entry.rel_path for r in rank(["alpha"], [old, new])] == ["project/old.md", "project/new.md"]
+    assert [r.entry.rel_path for r in rank(["alpha"], [old, new])] == ["project/new.md", "project/old.md"]
+    assert [r.entry.rel_path for r in rank(["alpha"], [new, old])] == ["project/new.md", "project/old.md"]
 
 
 def test_an_unrelated_question_recalls_nothing() -> None:

@@ -28,6 +28,7 @@ from dataclasses import dataclass
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.terms import document_terms
+from app.context.memory.textunits import utf16_sort_key
 
 # Field weights and length normalisation (title, description, body).
 WEIGHTS = (3.0, 2.0, 1.0)
@@ -60,15 +61,17 @@ class Ranked:
     entry: MemoryEntry
     score: float
     coverage: float  # the share of the question's weight this memory carries
-    order: int  # position in the input
+    order: int  # the scope's place (project, user, team): the first tie-break
 
 
 class Bm25fIndex:
     """An inverted index over a set of memories, kept in step with the listing by ``sync``."""
 
     def __init__(self) -> None:
-        self._docs: dict[str, tuple[MemoryEntry, DocTerms]] = {}
-        self._postings: dict[str, dict[str, tuple[int, int, int]]] = {}
+        # Keyed by the entry's id: entries are immutable and held here, so an id stays theirs, and an
+        # unchanged file's entry is the same object from one listing to the next.
+        self._docs: dict[int, tuple[MemoryEntry, DocTerms]] = {}
+        self._postings: dict[str, dict[int, tuple[int, int, int]]] = {}
         self._total = [0, 0, 0]
         self._lock = threading.Lock()
 
@@ -77,14 +80,16 @@ class Bm25fIndex:
 
     def sync(self, entries: Sequence[MemoryEntry]) -> None:
         """Make the index hold exactly ``entries`` (same object = unchanged, not re-indexed)."""
-        wanted: dict[str, MemoryEntry] = {str(e.path): e for e in entries}
-        for key in [k for k, (entry, _) in self._docs.items() if wanted.get(k) is not entry]:
+        wanted: dict[int, MemoryEntry] = {id(e): e for e in entries}
+        if len(wanted) == len(self._docs) and all(k in self._docs for k in wanted):
+            return
+        for key in [k for k in self._docs if k not in wanted]:
             self._remove(key)
         for key, entry in wanted.items():
             if key not in self._docs:
                 self._add(key, entry)
 
-    def _add(self, key: str, entry: MemoryEntry) -> None:
+    def _add(self, key: int, entry: MemoryEntry) -> None:
         terms = doc_terms(entry)
         self._docs[key] = (entry, terms)
         title, description, body = terms.fields
@@ -93,7 +98,7 @@ class Bm25fIndex:
         for field in range(3):
             self._total[field] += terms.lengths[field]
 
-    def _remove(self, key: str) -> None:
+    def _remove(self, key: int) -> None:
         _, terms = self._docs.pop(key)
         for counter in terms.fields:
             for term in counter:
@@ -105,13 +110,13 @@ class Bm25fIndex:
         for field in range(3):
             self._total[field] -= terms.lengths[field]
 
-    def scores(self, terms: Sequence[str]) -> tuple[dict[str, float], float]:
+    def scores(self, terms: Sequence[str]) -> tuple[dict[int, float], float]:
         """Each matching memory's BM25F score, and the question's weight (the sum of its terms' IDF)."""
         count = len(self._docs)
         if not count or not terms:
             return {}, 0.0
         average = [max(total / count, 1.0) for total in self._total]
-        scores: dict[str, float] = {}
+        scores: dict[int, float] = {}
         weight = 0.0
         for term in terms:
             posting = self._postings.get(term, {})
@@ -147,19 +152,24 @@ def shared_index(entries: Sequence[MemoryEntry]) -> Bm25fIndex:
 
 
 def rank(terms: Sequence[str], entries: Sequence[MemoryEntry], *, index: Bm25fIndex | None = None) -> list[Ranked]:
-    """Every entry, best first: the scored ones by score (then input order), then the rest in input order."""
+    """The entries that match any term, best first (score, then scope, then relative path)."""
     index = index if index is not None else shared_index(entries)
     with index._lock:
         index.sync(entries)
         scores, weight = index.scores(terms)
-    ranked: list[Ranked] = []
-    rest: list[Ranked] = []
-    for order, entry in enumerate(entries):
-        score = scores.get(str(entry.path), 0.0)
-        item = Ranked(entry, score, score / weight if weight else 0.0, order)
-        (ranked if score > 0 else rest).append(item)
-    ranked.sort(key=lambda r: (-r.score, r.order))
-    return ranked + rest
+    if not scores:
+        return []
+    ranked = [
+        Ranked(entry, score, score / weight if weight else 0.0, _SCOPE_ORDER.get(entry.scope.value, 9))
+        for key, score in scores.items()
+        for entry in (index._docs[key][0],)
+    ]
+    # Ties: project before user before team, then by relative path; never by file clocks.
+    ranked.sort(key=lambda r: (-r.score, r.order, utf16_sort_key(r.entry.rel_path)))
+    return ranked
+
+
+_SCOPE_ORDER = {"project": 0, "user": 1, "team": 2}
 
 
 def relevant(ranked: Sequence[Ranked]) -> list[Ranked]:

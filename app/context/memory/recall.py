@@ -56,11 +56,18 @@ class RecallResult:
 
 @dataclass(frozen=True)
 class RecallPlan:
-    """The candidates, ranked by BM25F (best first), and the relevant ones among them."""
+    """The candidates, those matching the question ranked by BM25F (best first), and the relevant ones."""
 
     tokens: tuple[str, ...]
-    ranked: tuple[MemoryEntry, ...]
+    scored: tuple[MemoryEntry, ...]
     relevant: tuple[MemoryEntry, ...]
+    candidates: tuple[MemoryEntry, ...] = ()
+
+    @property
+    def ranked(self) -> tuple[MemoryEntry, ...]:
+        """Every candidate: the matching ones best first, then the rest in listing order (for the selector)."""
+        seen = {id(e) for e in self.scored}
+        return self.scored + tuple(e for e in self.candidates if id(e) not in seen)
 
 
 def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
@@ -89,8 +96,9 @@ def plan_recall(
     ranked = rank(terms, candidates)
     return RecallPlan(
         tokens=tuple(terms),
-        ranked=tuple(r.entry for r in ranked),
+        scored=tuple(r.entry for r in ranked),
         relevant=tuple(r.entry for r in relevant(ranked)),
+        candidates=tuple(candidates),
     )
 
 
@@ -135,7 +143,7 @@ async def select_memories(
     plan = await asyncio.to_thread(
         plan_recall, query, entries, recent_tools=recent_tools, excluded_paths=excluded_paths
     )
-    if not plan.ranked:
+    if not plan.candidates:
         return RecallResult(RecallStrategy.NONE)
     if provider is None:
         return heuristic_result(plan, limit, now)

@@ -155,7 +155,7 @@ class TurnRecall:
 
     async def _select(self, provider: Provider, query: str, recent_tools: Sequence[str]) -> RecallResult:
         plan = await asyncio.shield(self._plan)
-        if not plan.ranked:
+        if not plan.candidates:
             return RecallResult(RecallStrategy.NONE)
         return await model_result(provider, query, plan, recent_tools=recent_tools, timeout=self.timeout, now=self.clock())
 
