@@ -61,7 +61,7 @@ def main(argv: list[str]) -> int:
         from app.context.memory.kinds import MemoryScope
         from app.context.memory.ranking import _indexes
         from app.context.memory.recall import plan_recall
-        from app.context.memory.scan import cache_file, clear_scan_cache, scan_scope
+        from app.context.memory.scan import cache_file, clear_scan_cache, scan_scope, wait_for_cache_saves
 
         root = Path(tmp) / "memory"
         started = time.perf_counter()
@@ -73,6 +73,7 @@ def main(argv: list[str]) -> int:
         entries = scan_scope(root, MemoryScope.PROJECT)
         cold = _ms(started)
         assert len(entries) == count, f"listed {len(entries)} of {count}"
+        wait_for_cache_saves(120)
         size = cache_file(os.path.realpath(root), MemoryScope.PROJECT).stat().st_size
 
         clear_scan_cache()

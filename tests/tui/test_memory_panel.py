@@ -296,3 +296,18 @@ async def test_a_real_extraction_shows_up_in_the_strip_and_the_list(fake_llm: Fa
         assert "answer briefly  feedback/x.md · today\n  the user wants short answers" in options(screen)
         assert app.status.memory == ""
         await manager.drain(5)
+
+
+async def test_the_panel_flags_a_link_to_a_missing_memory_and_leaves_the_index_alone(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    mem = seed(workspace)
+    index = mem.index_file(MemoryScope.PROJECT)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    written = "# Our notes\n- [no mocks](feedback/no-mocks.md): in our own words\n- [gone](project/gone.md) \u2014 deleted by hand\n"
+    index.write_text(written, encoding="utf-8")
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await open_panel(pilot)
+        strip = status_strip(screen)
+        assert "! project MEMORY.md line 3 links to project/gone.md, which does not exist (the line is kept; edit or remove it)" in strip
+        assert index.read_text(encoding="utf-8").startswith(written)  # kept, only missing memories appended

@@ -20,6 +20,7 @@ memory: see bench/memory_scale.py for the figures at 50,000 memories.
 
 from __future__ import annotations
 
+import heapq
 import math
 import threading
 from collections import Counter
@@ -138,11 +139,13 @@ class Bm25fIndex:
 _indexes: dict[tuple[str, ...], Bm25fIndex] = {}
 _indexes_lock = threading.Lock()
 MAX_CACHED_INDEXES = 4
+MAX_RANKED = 256
 
 
 def shared_index(entries: Sequence[MemoryEntry]) -> Bm25fIndex:
     """The index kept for this set of scopes, synced to ``entries``."""
-    key = tuple(dict.fromkeys(e.scope.value for e in entries))
+    # Listings come grouped by scope (project, then user...): the first and last say which set this is.
+    key = (entries[0].scope.value, entries[-1].scope.value) if entries else ()
     with _indexes_lock:
         index = _indexes.pop(key, None) or Bm25fIndex()
         while len(_indexes) >= MAX_CACHED_INDEXES:
@@ -159,9 +162,12 @@ def rank(terms: Sequence[str], entries: Sequence[MemoryEntry], *, index: Bm25fIn
         scores, weight = index.scores(terms)
     if not scores:
         return []
+    # A common word can match half of 50,000 memories: only the best MAX_RANKED are ranked in full
+    # (recall shows five, the selector's manifest two hundred).
+    items = heapq.nlargest(MAX_RANKED, scores.items(), key=lambda item: item[1]) if len(scores) > MAX_RANKED else scores.items()
     ranked = [
         Ranked(entry, score, score / weight if weight else 0.0, _SCOPE_ORDER.get(entry.scope.value, 9))
-        for key, score in scores.items()
+        for key, score in items
         for entry in (index._docs[key][0],)
     ]
     # Ties: project before user before team, then by relative path; never by file clocks.

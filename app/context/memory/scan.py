@@ -190,27 +190,53 @@ def _load_cache_file(real_root: str, scope: MemoryScope) -> dict[str, tuple[_Sta
 
 
 def _save_cache_file(real_root: str, scope: MemoryScope, current: dict[str, tuple[_Stamp, MemoryEntry]]) -> None:
-    rows = []
-    for path, (stamp, e) in current.items():
-        d = e.document
-        fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
-        rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
-                     [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)]])
-    payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
+    """Write the scope's cache file beside the turn, in a daemon thread: at 50,000 memories it is
+    tens of megabytes, and a turn must not wait for it. Saves of one scope are coalesced (the
+    newest listing wins) and each is atomic, so a reader sees the old file or the new one."""
     target = cache_file(real_root, scope)
+    with _save_lock:
+        start = str(target) not in _pending_saves
+        _pending_saves[str(target)] = (real_root, dict(current))
+    if start:
+        threading.Thread(target=_save_loop, args=(target,), name="memory-cache-save", daemon=True).start()
 
-    def write() -> None:
-        # Serialised: two listings in a row must not interleave their writes (each is atomic anyway).
+
+_pending_saves: dict[str, tuple[str, dict[str, tuple[_Stamp, MemoryEntry]]]] = {}
+
+
+def _save_loop(target: Path) -> None:
+    from app.fsutil import atomic_write_text
+
+    while True:
         with _save_lock:
-            try:
-                from app.fsutil import atomic_write_text
+            job = _pending_saves.get(str(target))
+            if job is None:
+                return
+            _pending_saves[str(target)] = None  # type: ignore[assignment]  # taken; a newer one may arrive
+        real_root, current = job
+        rows = []
+        for path, (stamp, e) in current.items():
+            d = e.document
+            fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
+            rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
+                         [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)]])
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
+            atomic_write_text(target, json.dumps(payload, ensure_ascii=False, separators=(",", ":")), mode=0o600)
+        except (OSError, TypeError, ValueError):
+            pass  # the cache is an optimisation; listing never fails for it
+        with _save_lock:
+            if _pending_saves.get(str(target)) is None:
+                _pending_saves.pop(str(target), None)
+                return
 
-                target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-                atomic_write_text(target, json.dumps(payload, ensure_ascii=False, separators=(",", ":")), mode=0o600)
-            except (OSError, TypeError, ValueError):
-                pass  # the cache is an optimisation; listing never fails for it
 
-    write()
+def wait_for_cache_saves(timeout: float = 10.0) -> None:
+    """Block until pending cache-file saves are written (benchmarks and tests)."""
+    end = time.monotonic() + timeout
+    while _pending_saves and time.monotonic() < end:
+        time.sleep(0.01)
 
 
 def _cached_entry(

@@ -29,6 +29,7 @@ from app.context.memory import (
     scan,
 )
 from app.context.memory.index import index_problems
+from app.context.memory.scan import scan_notes
 from app.context.memory.listing import (
     SCOPE_TITLES,
     UNUSABLE_TOPIC,
@@ -153,13 +154,14 @@ class MemoryScreen(ModalScreen[None]):
         parts: list = [("Extraction  ", "bold"), extraction, "\n", ("Dream       ", "bold"), dream]
         for scope in (MemoryScope.PROJECT, MemoryScope.USER, MemoryScope.TEAM):
             try:
-                problems = index_problems(self.manager.mem, scope)
+                problems = index_problems(self.manager.mem, scope) + scan_notes(self.manager.mem.root(scope))
             except OSError:
                 continue
             # A person's index is never rewritten to fix these; they are shown so they can be.
-            parts.extend(("\n", (f"! {scope.value} {problem}", "$warning")) for problem in problems[:3])
+            for problem in problems[:3]:
+                parts += ["\n", (f"! {scope.value} {problem}", "$warning")]
             if len(problems) > 3:
-                parts.extend(("\n", (f"! {scope.value} index: {len(problems) - 3} more problem(s)", "$warning")))
+                parts += ["\n", (f"! {scope.value} index: {len(problems) - 3} more problem(s)", "$warning")]
         self.query_one("#memory-status", Static).update(Content.assemble(*parts))
 
     def _selected_id(self) -> str | None:
