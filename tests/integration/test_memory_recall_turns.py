@@ -4,6 +4,7 @@ runtime and in ``-p`` (a real subprocess). And ``memory.headless_background`` dr
 
 from __future__ import annotations
 
+import asyncio
 import json
 import os
 import subprocess
@@ -124,6 +125,32 @@ async def test_a_selector_that_settled_before_the_first_request_is_used_there(fa
     [reminder] = _recalled(main)
     assert "Recalled by the memory selector model." in reminder and "docker compose postgres" in reminder
     assert str(db) not in json.dumps([r.body for r in fake_llm.requests if _is_selector(r)])  # short ids, not paths
+    await runtime.aclose()
+
+
+async def test_a_selector_that_settles_after_its_turn_is_carried_into_the_next(fake_llm: FakeOpenAIServer, repo: Path) -> None:
+    paths = Paths.for_cwd(repo)
+    _store_memories(paths)
+    runtime = build_runtime(memory_settings(fake_llm, extraction=False, recall_model=True), paths)
+    settled = asyncio.Event()
+
+    def respond(request: RecordedRequest) -> Reply:
+        if _is_selector(request):
+            ids = [line.split()[1] for line in request.messages[-1]["content"].splitlines() if "on-call rota" in line]
+            return Reply.text(json.dumps({"selected_memories": ids}), delay=0.5)
+        return Reply.text("Postgres.")
+
+    fake_llm.responder = respond
+    await _turn(runtime, QUESTION)  # answered before the selector settles
+    first = _main_requests(fake_llm)[0]
+    assert all("ops wiki" not in text for text in _recalled(first))
+    while runtime.memory._recall is not None and runtime.memory._recall.selector_pending:
+        await asyncio.sleep(0.05)
+    settled.set()
+    await _turn(runtime, "thanks, anything else?")
+    second = _main_requests(fake_llm)[1]
+    carried = [text for text in _recalled(second) if "ops wiki" in text]
+    assert carried, "the late pick joins the next turn's first request"
     await runtime.aclose()
 
 
