@@ -15,12 +15,20 @@ tool runs, and a refusal says why in the tool result, so the agent can fix it:
 from __future__ import annotations
 
 import os
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 from app.context.memory.document import parse_memory_text
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
-from app.context.memory.paths import INDEX_FILENAME, MemoryPaths, TeamMemoryRootSecurityError, check_team_root
+from app.context.memory.paths import (
+    INDEX_FILENAME,
+    MemoryPaths,
+    TeamMemoryRootSecurityError,
+    check_team_root,
+    is_team_auto_mem_path,
+    realpath_nearest_existing,
+)
 from app.context.memory.secrets import describe_findings, scan
 from app.context.memory.writes import written_path
 from app.core.tools.base import ToolContext
@@ -60,6 +68,25 @@ def memory_file_problems(text: str, rel_path: str) -> list[str]:
     return problems
 
 
+def _scope_through_links(mem: MemoryPaths, path: Path) -> MemoryScope | None:
+    if is_team_auto_mem_path(mem.team_root, path):
+        return MemoryScope.TEAM
+    try:
+        real = realpath_nearest_existing(path)
+    except (OSError, RuntimeError):
+        return None
+    return _resolved(mem).scope_of(real)
+
+
+def _resolved(mem: MemoryPaths) -> MemoryPaths:
+    return replace(
+        mem,
+        project_root=Path(realpath_nearest_existing(mem.project_root)),
+        user_root=Path(realpath_nearest_existing(mem.user_root)),
+        team_root=Path(realpath_nearest_existing(mem.team_root)),
+    )
+
+
 def memory_write_refusal(mem: MemoryPaths, tool_name: str, args: dict[str, Any], base: Path) -> str | None:
     """The refusal for a write into a memory directory, or None when it may go ahead (or is not one)."""
     target = written_path(tool_name, args)
@@ -68,7 +95,13 @@ def memory_write_refusal(mem: MemoryPaths, tool_name: str, args: dict[str, Any],
     path = Path(os.path.abspath(target if os.path.isabs(target) else base / target))
     scope = mem.scope_of(path)
     if scope is None:
-        return None
+        # Judged where the write would really land: a (dangling) symlink outside that points into a
+        # memory directory is a decoy, and is checked like a write there.
+        scope = _scope_through_links(mem, path)
+        if scope is None:
+            return None
+        path = Path(realpath_nearest_existing(path))
+        mem = _resolved(mem)
     if scope is MemoryScope.TEAM:
         try:
             check_team_root(mem.workspace_root, mem.team_root)
