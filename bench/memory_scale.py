@@ -56,7 +56,7 @@ def _ms(start: float) -> float:
 
 def main(argv: list[str]) -> int:
     count = int(argv[0]) if argv else 50_000
-    with tempfile.TemporaryDirectory() as tmp:
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         os.environ["AGENTCTX_HOME"] = str(Path(tmp) / "home")
         from app.context.memory.kinds import MemoryScope
         from app.context.memory.ranking import _indexes
@@ -105,6 +105,7 @@ def main(argv: list[str]) -> int:
         print(f"  its first recall (BM25F index built):      {first_recall:8.0f} ms")
         print(f"warm turn, listing + recall (median of 7):   {statistics.median(warm):8.0f} ms  (min {min(warm):.0f}, max {max(warm):.0f})")
         print(f"after editing one memory, listing + recall:  {after_edit:8.0f} ms")
+        wait_for_cache_saves(120)
     return 0
 
 

@@ -62,12 +62,16 @@ class RecallPlan:
     scored: tuple[MemoryEntry, ...]
     relevant: tuple[MemoryEntry, ...]
     candidates: tuple[MemoryEntry, ...] = ()
+    recent_tools: tuple[str, ...] = ()
 
     @property
     def ranked(self) -> tuple[MemoryEntry, ...]:
         """Every candidate: the matching ones best first, then the rest in listing order (for the selector)."""
         seen = {id(e) for e in self.scored}
-        return self.scored + tuple(e for e in self.candidates if id(e) not in seen)
+        rest = [e for e in self.candidates if id(e) not in seen]
+        if self.recent_tools:
+            rest = filter_active_tool_memories(rest, self.recent_tools)
+        return self.scored + tuple(rest)
 
 
 def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
@@ -90,15 +94,20 @@ def plan_recall(
     now: float | None = None,
 ) -> RecallPlan:
     excluded = {str(path) for path in excluded_paths}
-    usable = [e for e in entries if e.usable and str(e.path) not in excluded]
-    candidates = filter_active_tool_memories(usable, recent_tools)
+    usable = [e for e in entries if e.usable and str(e.path) not in excluded] if excluded else [e for e in entries if e.document.type is not None]
     terms = query_terms(query, now)
-    ranked = rank(terms, candidates)
+    # The index holds every usable memory (so it stays the same from turn to turn); the filter of
+    # memories about a just-used tool is applied to the ranked few, not to all 50,000.
+    ranked = rank(terms, usable)
+    if recent_tools:
+        kept = {id(e) for e in filter_active_tool_memories([r.entry for r in ranked], recent_tools)}
+        ranked = [r for r in ranked if id(r.entry) in kept]
     return RecallPlan(
         tokens=tuple(terms),
         scored=tuple(r.entry for r in ranked),
         relevant=tuple(r.entry for r in relevant(ranked)),
-        candidates=tuple(candidates),
+        candidates=tuple(usable),
+        recent_tools=tuple(recent_tools),
     )
 
 
