@@ -80,7 +80,13 @@ def scan_scope(root: Path, scope: MemoryScope) -> list[MemoryEntry]:
     _parsed[key] = current
     _notes[real_root] = notes
     if changed or current.keys() != previous.keys():
-        _save_cache_file(real_root, scope, current)
+        _dirty[key] = _dirty.get(key, 0) + max(1, abs(len(current) - len(previous)) if not changed else _changed_count(previous, current))
+        # Writing tens of megabytes holds the interpreter for a while: a few edits wait for the next
+        # save (a new process re-reads just those files), many changes or a first listing go now.
+        if _dirty[key] >= SAVE_AFTER_CHANGES or time.monotonic() - _last_save.get(key, -1e9) >= SAVE_INTERVAL_SECONDS:
+            _dirty[key] = 0
+            _last_save[key] = time.monotonic()
+            _save_cache_file(real_root, scope, current)
     last = _sorted.get(key)
     if not changed and last is not None and len(last) == len(entries) and current.keys() == previous.keys():
         return list(last)  # nothing changed: the order is the same, and sorting 50,000 paths is not free
@@ -156,9 +162,19 @@ def clear_scan_cache() -> None:
     """Forget every parsed entry (the next listing reads every file; cache files are left alone)."""
     _parsed.clear()
     _sorted.clear()
+    _last_save.clear()
+    _dirty.clear()
 
 
 _notes: dict[str, list[str]] = {}
+_dirty: dict[tuple[str, str, str], int] = {}
+_last_save: dict[tuple[str, str, str], float] = {}
+SAVE_AFTER_CHANGES = 100
+SAVE_INTERVAL_SECONDS = 60.0
+
+
+def _changed_count(previous: dict[str, tuple[_Stamp, MemoryEntry]], current: dict[str, tuple[_Stamp, MemoryEntry]]) -> int:
+    return sum(1 for k, v in current.items() if previous.get(k) is not v) + sum(1 for k in previous if k not in current)
 _sorted: dict[tuple[str, str, str], tuple[MemoryEntry, ...]] = {}
 _save_lock = threading.Lock()
 
