@@ -10,7 +10,7 @@ export TEXTUAL_ANIMATIONS := none
 export TZ := UTC
 unexport NO_COLOR
 
-.PHONY: run test soak demo bench snapshots-update screenshots clean install
+.PHONY: run test soak demo bench eval-recall snapshots-update screenshots clean install
 
 $(STAMP): pyproject.toml
 	@$(PYTHON) -c 'import sys; sys.exit("Python >= 3.11 is needed (found %s)" % sys.version.split()[0]) if sys.version_info < (3, 11) else None'
@@ -34,6 +34,10 @@ demo: $(STAMP)
 
 bench: $(STAMP)
 	$(BIN)/python -m bench
+
+# Recall quality on a generated set of our own (bench/recall_set.py): Hit@1, Hit@5, MRR per ranker.
+eval-recall: $(STAMP)
+	$(BIN)/python -m bench.recall_eval
 
 snapshots-update: $(STAMP)
 	$(BIN)/python -m pytest tests/tui -q --snapshot-update

@@ -107,6 +107,8 @@ class MemorySettings:
     # The model picks recalled memories (heuristic fallback); off = heuristic only, no extra request.
     recall_model: bool = True
     recall_timeout: float = 30.0
+    # The first request of a turn waits this long at most for the local (keyword) recall.
+    recall_wait_seconds: float = 0.15
     extraction: bool = True
     dream: bool = True
     # Headless runs exit right after the answer; background extraction would hold them up.

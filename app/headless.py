@@ -143,12 +143,29 @@ def _line(out: IO[str], obj: dict[str, Any]) -> None:
     out.flush()
 
 
+def memory_drain_seconds(runtime: Runtime, err: IO[str]) -> float:
+    """With ``memory.headless_background: true``, how long to wait for memory work before exiting
+    (its agents' wall-clock limit), said on stderr; 0 otherwise."""
+    memory = runtime.memory
+    if not memory.settings.headless_background or not memory.busy:
+        return 0.0
+    bound = memory.background_bound()
+    print(f"memory: waiting for memory extraction to finish before exiting (at most {bound:.0f} s; memory.headless_background is on)", file=err)
+    return bound
+
+
 def run(runtime: Runtime, prompt: str, output_format: str) -> int:
     async def run_and_close() -> int:
+        drain = 0.0
         try:
-            return await run_headless(runtime, prompt, output_format)
+            code = await run_headless(runtime, prompt, output_format)
+            drain = memory_drain_seconds(runtime, sys.stderr)
+            return code
         finally:
-            await runtime.aclose()
+            await runtime.aclose(drain_seconds=drain)
+            if drain:
+                task = runtime.memory.extraction
+                print(f"memory: extraction {task.state}{f' ({task.detail})' if task.detail else ''}", file=sys.stderr)
 
     try:
         return asyncio.run(run_and_close())

@@ -75,9 +75,14 @@ def _parser(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentPar
 def _list(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory.listing import entry_topic, group_entries
 
+    from app.context.memory.scan import scan_notes
+
     mem = _mem(paths)
     entries = _entries(mem)
     now = time.time()
+    for scope, root in _roots(mem):
+        for note in scan_notes(Path(root)):  # nothing is left out silently
+            print(f"warning: {scope} memory: {note}", file=sys.stderr)
     if args.json:
         print(json.dumps([_entry_row(entry, now) for entry in entries], ensure_ascii=False, indent=2))
         return EXIT_OK

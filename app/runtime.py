@@ -259,7 +259,7 @@ def build_runtime(
         session_id=opened.recorder.session_id,
         enabled=settings.skills.auto_draft and interactive,
     )
-    memory = MemoryManager(paths, session_id=opened.recorder.session_id, settings=_memory_settings(settings, interactive))
+    memory = MemoryManager(paths, session_id=opened.recorder.session_id, settings=_memory_settings(settings, interactive), interactive=interactive)
     memory.refresh_indexes()  # before the prompt reads them: a crash may have left one stale
     registry = builtin_registry()
     registry.register(SkillTool(skills))
@@ -438,6 +438,7 @@ def wire_memory(agent: Agent, memory: MemoryManager, policy: PermissionPolicy, p
     mem = memory.mem
     memory_permissions(policy, mem)
     agent.before_turn.append(lambda prompt, history: memory.turn_started(prompt, history))
+    agent.before_request.append(memory.before_request)  # the first request waits briefly for recall
     agent.tool_observers.append(memory.tool_ran)
     agent.after_turn.append(lambda finished: memory.turn_ended(agent.history, finished=finished))
     agent.tool_guards.append(lambda call, tool, args: team_secret_refusal(mem, tool.name, args, agent.tool_context))

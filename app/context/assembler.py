@@ -124,6 +124,8 @@ class ContextAssembler:
             window_tokens=self.context_window,
         )
         self._memory_prompt = self.memory.prompt_section() if self.memory is not None else ""
+        if self.memory is not None:
+            self.notices.extend(self.memory.take_notices())  # a secret masked out of an index, said once
         self._build_prompt()
 
     def _build_prompt(self) -> None:

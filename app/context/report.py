@@ -103,6 +103,7 @@ def _row(part: RequestPart, **extra: Any) -> Row:
 # A skill's entry in a listing, and one recalled memory in a recall reminder (see skills/listing.py
 # and memory/reminder.py for how they are written).
 _SKILL_ENTRY = re.compile(r"<skill>\n<name>\n(?P<name>.*?)\n</name>.*?</skill>", re.DOTALL)
+_RECALLED_BY = re.compile(r"^Recalled by (.+)\.$", re.MULTILINE)
 _MEMORY_ENTRY = re.compile(r"^### (?P<name>.*?) \((?P<source>[^()\n]*)\)$.*?(?=^### |\Z)", re.DOTALL | re.MULTILINE)
 
 
@@ -114,7 +115,9 @@ def _entry_rows(parts: list[RequestPart], entry: re.Pattern[str]) -> list[Row]:
             chars = len(match.group(0))
             share = round(part.tokens * chars / part.chars) if part.chars else 0
             source = match.groupdict().get("source") or part.name
-            rows.append(Row(name=match.group("name"), tokens=share, chars=chars, source=source, detail=part.name))
+            how = _RECALLED_BY.search(part.text)  # a recall reminder says which path chose its memories
+            detail = f"recalled by {how.group(1)}" if how else part.name
+            rows.append(Row(name=match.group("name"), tokens=share, chars=chars, source=source, detail=detail))
     return rows
 
 
@@ -315,7 +318,9 @@ def render_detail(report: ContextReport) -> str:
     lines.extend(f"  {r.name:<28} {fmt(r.tokens):>7} tok  {r.detail}" for r in report.skills) if report.skills else lines.append("  (none)")
     lines.append("")
     lines.append("Memory in this request:")
-    lines.extend(f"  {r.name:<28} {fmt(r.tokens):>7} tok  {r.source}" for r in report.memories) if report.memories else lines.append("  (none)")
+    lines.extend(
+        f"  {r.name:<28} {fmt(r.tokens):>7} tok  {r.source}" + (f"  ({r.detail})" if r.detail.startswith("recalled by") else "") for r in report.memories
+    ) if report.memories else lines.append("  (none)")
     lines.append("")
     lines.append(f"Tracked estimate of the request: {fmt(report.tracked_tokens)} tok ({report.token_method})")
     if report.reported_prompt_tokens:

@@ -169,6 +169,9 @@ class Agent(CompactionSteps):
         # Run when a turn starts (memory recall) and when it ends, with whether it finished normally.
         self.before_turn: list[Callable[[str, list[Message]], None]] = []
         self.after_turn: list[Callable[[bool], None]] = []
+        # Awaited before each model request with its number in the turn (1 = the first): a
+        # collaborator may wait a bounded moment for something the request should carry (recall).
+        self.before_request: list[Callable[[int], Awaitable[None]]] = []
         # The user's hooks (app.context.hooks.bridge.AgentHookBridge), when any are configured.
         self.hooks: Any = None
         # Checked before a tool runs; a returned sentence refuses the call (e.g. a secret bound for team memory).
@@ -308,6 +311,8 @@ class Agent(CompactionSteps):
                     emit(TurnFailed(turn_id=turn_id, message=stop, error_kind="budget"))
                     return
                 requests += 1
+                for wait in self.before_request:
+                    await wait(requests)
                 try:
                     reply = await self._request(assembler, emit)
                 except LLMError as error:

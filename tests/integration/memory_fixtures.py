@@ -26,6 +26,9 @@ def memory_settings(server: FakeOpenAIServer, **memory: object) -> Settings:
     settings.model.max_retries = 0
     settings.memory.recall_model = False
     settings.memory.dream = False
+    # The first request waits for local recall only until it settles; a loaded test machine gets
+    # more than the 150 ms a person's turn allows, so no test depends on the clock.
+    settings.memory.recall_wait_seconds = 10.0
     for key, value in memory.items():
         setattr(settings.memory, key, value)
     return settings

@@ -138,7 +138,13 @@ def test_recall_heuristic_ranks_paths(repo: Path, mem: MemoryPaths) -> None:
 
 def test_recall_asks_the_configured_model(repo: Path, mem: MemoryPaths, fake_llm: FakeOpenAIServer) -> None:
     tabs = str(mem.user_root / "user" / "tabs.md")
-    fake_llm.push(Reply.text(json.dumps({"selected_memories": [tabs]})))
+
+    def pick_tabs(request):  # type: ignore[no-untyped-def]
+        # The manifest names memories by short ids; the model answers with the id of the tabs memory.
+        lines = request.messages[-1]["content"].splitlines()
+        return Reply.text(json.dumps({"selected_memories": [line.split()[1] for line in lines if "tabs" in line.lower() and line.startswith("- m")]}))
+
+    fake_llm.responder = pick_tabs
     data = json.loads(run(repo, "recall", "how do I indent?", "--json", env=endpoint(fake_llm)).stdout)
     assert data["strategy"] == "model" and [m["path"] for m in data["memories"]] == [tabs]
     assert len(fake_llm.requests) == 1

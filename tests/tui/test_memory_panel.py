@@ -132,7 +132,8 @@ async def test_e_opens_the_editor_then_rebuilds_the_index(fake_llm: FakeOpenAISe
         assert notifications(app) == ["Edited feedback/no-mocks.md; the project memory index is rebuilt."]
         assert (mem.project_root / "feedback" / "no-mocks.md").read_text(encoding="utf-8") == NO_MOCKS + "Also for the staging database.\n"
         rebuilt = index.read_text(encoding="utf-8")
-        assert "stale" not in rebuilt and "[no mocks in db tests](feedback/no-mocks.md)" in rebuilt
+        # A line a person wrote is kept where it was; the memory's link is added after it.
+        assert rebuilt.startswith("stale\n") and "[no mocks in db tests](feedback/no-mocks.md)" in rebuilt
         assert app.screen is screen and highlighted(screen) == "feedback/no-mocks.md"
 
 
@@ -295,3 +296,18 @@ async def test_a_real_extraction_shows_up_in_the_strip_and_the_list(fake_llm: Fa
         assert "answer briefly  feedback/x.md · today\n  the user wants short answers" in options(screen)
         assert app.status.memory == ""
         await manager.drain(5)
+
+
+async def test_the_panel_flags_a_link_to_a_missing_memory_and_leaves_the_index_alone(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    mem = seed(workspace)
+    index = mem.index_file(MemoryScope.PROJECT)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    written = "# Our notes\n- [no mocks](feedback/no-mocks.md): in our own words\n- [gone](project/gone.md) \u2014 deleted by hand\n"
+    index.write_text(written, encoding="utf-8")
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        screen = await open_panel(pilot)
+        strip = status_strip(screen)
+        assert "! project MEMORY.md line 3 links to project/gone.md, which does not exist (the line is kept; edit or remove it)" in strip
+        assert index.read_text(encoding="utf-8").startswith(written)  # kept, only missing memories appended

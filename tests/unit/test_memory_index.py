@@ -261,3 +261,77 @@ def test_team_rebuild_refuses_a_symlinked_root(tmp_path: Path) -> None:
     with pytest.raises(TeamMemoryRootSecurityError):
         rebuild_index(paths, "team")
     assert not (elsewhere / "MEMORY.md").exists()
+
+
+# Merging into an index a person wrote: nothing they wrote is destroyed.
+
+from app.context.memory.index import index_problems, link_targets  # noqa: E402
+from app.context.memory.prompt import memory_prompt  # noqa: E402
+
+
+def _hand_written_index(links: list[str], total: int = 253) -> str:
+    """A MEMORY.md as people write them: a heading, notes, blank lines, links in their own words."""
+    lines = ["# Project memory", "", "Notes for whoever picks this up next.", ""]
+    lines += [f"- [{rel}]({rel}) - see this one" for rel in links]
+    while len(lines) < total - 1:
+        lines.append(f"- note {len(lines)}: the build cache lives in /var/cache/ci, clear it on Mondays")
+    lines.append("## End")
+    return "\n".join(lines) + "\n"
+
+
+def test_a_hand_written_253_line_index_survives_startup_byte_for_byte(tmp_path: Path) -> None:
+    from app.context.memory.manager import MemoryManager
+    from app.config import MemorySettings
+    from app.paths import Paths
+
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    paths = Paths.for_cwd(workspace)
+    manager = MemoryManager(paths, session_id="s1", settings=MemorySettings())
+    mem = manager.mem
+    put(mem.project_root, "feedback/db.md", memory_text("db", "real database", "feedback", "No mocks."))
+    put(mem.project_root, "project/release.md", memory_text("release", "Tuesdays", "project"))
+    original = _hand_written_index(["feedback/db.md", "project/release.md", "project/gone.md"])
+    index = mem.index_file(MemoryScope.PROJECT)
+    index.write_bytes(original.encode("utf-8"))
+    manager.refresh_indexes()  # what start-up does
+    assert index.read_bytes() == original.encode("utf-8")
+    prompt = memory_prompt(mem)
+    assert "> WARNING: MEMORY.md is 253 lines (limit: 200). Only part of it was loaded. Keep index entries to one line under ~200 chars; move detail into topic files." in prompt
+    assert "## End" not in prompt  # the head is loaded, the tail is not
+    problems = index_problems(mem, MemoryScope.PROJECT)
+    assert any("links to project/gone.md, which does not exist" in p for p in problems)
+    assert any("253 lines (limit: 200)" in p for p in problems)
+
+
+def test_merge_adds_new_memories_and_updates_its_own_lines_only(tmp_path: Path) -> None:
+    paths = make_paths(tmp_path)
+    put(paths.project_root, "feedback/db.md", memory_text("db", "real database", "feedback"))
+    index = paths.index_file(MemoryScope.PROJECT)
+    index.parent.mkdir(parents=True, exist_ok=True)
+    index.write_text("# Mine\n- [db](feedback/db.md) \u2014 old description\n- [my words](feedback/db.md)\nkeep me\n", encoding="utf-8")
+    put(paths.project_root, "project/new.md", memory_text("new", "a new memory", "project"))
+    rebuild_index(paths, MemoryScope.PROJECT)
+    assert index.read_text(encoding="utf-8") == (
+        "# Mine\n- [db](feedback/db.md) \u2014 real database\n- [my words](feedback/db.md)\nkeep me\n- [new](project/new.md) \u2014 a new memory\n"
+    )
+
+
+def test_only_a_line_the_program_wrote_for_a_file_it_removed_goes(tmp_path: Path) -> None:
+    paths = make_paths(tmp_path)
+    db = put(paths.project_root, "feedback/db.md", memory_text("db", "real database", "feedback"))
+    put(paths.project_root, "project/keep.md", memory_text("keep", "kept", "project"))
+    rebuild_index(paths, MemoryScope.PROJECT)
+    index = paths.index_file(MemoryScope.PROJECT)
+    index.write_text("Intro\n" + index.read_text(encoding="utf-8") + "- [by hand](feedback/db.md)\n", encoding="utf-8")
+    db.unlink()
+    rebuild_index(paths, MemoryScope.PROJECT)  # deleted outside the program: every line stays, flagged
+    assert "- [db](feedback/db.md)" in index.read_text(encoding="utf-8")
+    rebuild_index(paths, MemoryScope.PROJECT, removed=[db])  # the program removed it (a forget)
+    assert index.read_text(encoding="utf-8") == "Intro\n- [keep](project/keep.md) \u2014 kept\n- [by hand](feedback/db.md)\n"
+
+
+def test_link_targets() -> None:
+    assert link_targets("- [a b](feedback/a%20b.md) \u2014 x") == ["feedback/a b.md"]
+    assert link_targets("- [t](project/a.md) \u2014 d (also: project/b.md, project/c.md)") == ["project/a.md", "project/b.md", "project/c.md"]
+    assert link_targets("# [heading](x.md)") == [] and link_targets("plain note") == []

@@ -132,7 +132,10 @@ def test_a_hand_written_team_index_loses_control_and_invisible_characters(tmp_pa
     put(paths.project_root, "MEMORY.md", "- [Mine\u200b](feedback/m.md) \u2014 mine\n")
     indexes = {index.scope: index.content for index in load_scope_indexes(paths)}
     assert indexes[MemoryScope.TEAM] == "- [Deploy](project/deploy.md) \u2014 how we ship [31m\n- [Own words](project/x.md) \u2014 kept as written\n"
-    assert indexes[MemoryScope.PROJECT] == "- [Mine\u200b](feedback/m.md) \u2014 mine\n", "a private index is the person's own"
+    # Every index is read into the request the same way (issue 15: index lines of any scope lose
+    # invisible characters); the person's file itself is never rewritten.
+    assert indexes[MemoryScope.PROJECT] == "- [Mine](feedback/m.md) \u2014 mine\n"
+    assert paths.index_file(MemoryScope.PROJECT).read_text(encoding="utf-8") == "- [Mine\u200b](feedback/m.md) \u2014 mine\n"
 
 
 def test_a_symlinked_team_root_is_left_out(tmp_path: Path) -> None:

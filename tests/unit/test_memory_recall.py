@@ -9,7 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.query_tokens import query_tokens
+from app.context.memory.ranking import rank, relevant
+from app.context.memory.terms import document_terms, query_terms
 from app.context.memory.recall import (
     RecallStrategy,
     holds_secret,
@@ -20,7 +21,6 @@ from app.context.memory.recall import (
 )
 from app.context.memory.recall_task import RecallTask
 from app.context.memory.reminder import recall_reminder, render_relevant_memory
-from app.context.memory.scoring import rank_memories, score_memory
 from app.context.memory.selector import (
     MAX_MODEL_MANIFEST_BYTES,
     SELECTOR_SCHEMA,
@@ -46,86 +46,83 @@ from tests.unit.memory_support import (
     put,
 )
 
-# Query tokens.
+# Terms: the same analysis for a memory and a question.
+
+NOW_DEC = 1_796_083_200.0  # 2026-12-01T00:00:00Z
 
 
-def test_words_of_three_or_more_characters_lower_cased_once() -> None:
-    assert query_tokens("Run the DB tests, then RUN them again: x1 a 42") == ["run", "the", "tests", "then", "them", "again"]
+def test_stop_words_go_stems_merge_and_two_letter_words_stay() -> None:
+    assert query_terms("What did the CI run do on the Go UI deploys?") == ["ci", "run", "go", "ui", "deploy"]
+    assert query_terms("deploying deployed deploys") == ["deploy"]
 
 
 def test_nfkc_folds_full_width_and_ligatures() -> None:
-    assert query_tokens("ＦＵＬＬ width ﬁle") == ["full", "width", "file"]
+    assert query_terms("ＦＵＬＬ width ﬁle") == ["full", "width", "file"]
 
 
-def test_words_start_with_a_letter_or_number() -> None:
-    assert query_tokens("café naïve 2024 Ünïcödé_snake") == ["café", "naïve", "2024", "ünïcödé", "snake"]
+def test_chinese_bigrams_split_at_function_words_and_lone_characters_count() -> None:
+    assert query_terms("数据库测试") == ["数据", "据库", "库测", "测试"]
+    assert query_terms("猫") == ["猫"]
+    assert query_terms("我的猫叫什么名字") == ["猫叫", "名字"]
+    assert "猫" in document_terms("我的猫叫咪咪")  # a memory indexes single characters too
 
 
-def test_chinese_becomes_overlapping_bigrams() -> None:
-    assert query_tokens("数据库测试") == ["数据", "据库", "库测", "测试"]
-    assert query_tokens("记") == []  # a lone character gives nothing
-    assert query_tokens("用 mock 写测试") == ["mock", "写测", "测试"]
+def test_traditional_folds_to_simplified_on_both_sides() -> None:
+    assert query_terms("程式碼凍結") == query_terms("代码冻结") == ["代码", "码冻", "冻结"]
+    assert query_terms("資料庫") == query_terms("数据库")
 
 
-def test_japanese_kana_and_kanji() -> None:
-    assert query_tokens("テストを実行") == ["テス", "スト", "トを", "を実", "実行"]
-    assert query_tokens("ｶﾀｶﾅ") == ["カタ", "タカ", "カナ"]  # half-width katakana after NFKC
+def test_dates_in_text_and_relative_dates_in_questions() -> None:
+    assert "@2021-05" in document_terms("The outage on 2021-05-03 took the site down")
+    assert {"@2024-05", "@2024", "@m05"} <= set(document_terms("Moved in May 2024"))
+    assert "@2021-05" in document_terms("2021年5月的事故")
+    assert query_terms("what happened in 2021?", NOW_DEC)[:1] == ["@2021"]
+    assert "@2026-05" in query_terms("what changed last May?", NOW_DEC)
+    assert "@2025" in query_terms("去年的发布", NOW_DEC)
+    assert "@m05" not in query_terms("we may ship soon", NOW_DEC)  # the verb is no month
 
 
-def test_korean_hangul() -> None:
-    assert query_tokens("데이터베이스 테스트") == ["데이", "이터", "터베", "베이", "이스", "테스", "스트"]
-
-
-def test_tokens_are_deduplicated_and_capped_head_and_tail() -> None:
-    assert query_tokens("alpha beta alpha Alpha") == ["alpha", "beta"]
+def test_terms_are_deduplicated_and_capped_head_and_tail() -> None:
+    assert query_terms("alpha beta alpha Alpha") == ["alpha", "beta"]
     words = [f"w{i:03}" for i in range(100)]
-    tokens = query_tokens(" ".join(words))
-    assert tokens == words[:32] + words[-32:]
+    assert query_terms(" ".join(words)) == words[:32] + words[-32:]
 
 
-# Heuristic scores.
+# BM25F ranking.
 
 
-def test_title_four_description_three_body_one() -> None:
-    doc = entry("Deploy checklist", "Steps before a release", "Run the deploy script", memory_type="reference")
-    assert score_memory(["checklist"], doc) == 4
-    assert score_memory(["steps"], doc) == 3
-    assert score_memory(["script"], doc) == 1
-    assert score_memory(["deploy"], doc) == 5  # title and body
-    assert score_memory(["missing"], doc) == 0
+def test_title_beats_description_beats_body() -> None:
+    in_title = entry("Grafana boards", "where things are", "see the wiki", rel_path="reference/a.md")
+    in_description = entry("Where things are", "grafana boards", "see the wiki", rel_path="reference/b.md")
+    in_body = entry("Where things are", "see the wiki", "grafana boards", rel_path="reference/c.md")
+    ranked = rank(query_terms("grafana"), [in_body, in_description, in_title])
+    assert [r.entry.rel_path for r in ranked] == ["reference/a.md", "reference/b.md", "reference/c.md"]
+    assert ranked[0].score > ranked[1].score > ranked[2].score > 0
 
 
-def test_type_boost_needs_overlap_and_is_capped_at_two() -> None:
-    doc = entry("Grafana", "Latency board", "", memory_type="reference")
-    assert score_memory(["dashboard", "link", "docs"], doc) == 0  # no lexical match, no boost
-    assert score_memory(["grafana", "dashboard"], doc) == 4 + 1
-    assert score_memory(["grafana", "dashboard", "link", "docs"], doc) == 4 + 2
-    assert score_memory(["grafana", "deadline"], doc) == 4  # a project keyword does not boost a reference
+def test_ties_break_by_path_never_by_file_clocks() -> None:
+    old = entry("Alpha", mtime=NOW - 5 * DAY, rel_path="project/old.md")
+    new = entry("Alpha", mtime=NOW, rel_path="project/new.md")
+    assert [r.entry.rel_path for r in rank(["alpha"], [old, new])] == ["project/new.md", "project/old.md"]
+    assert [r.entry.rel_path for r in rank(["alpha"], [new, old])] == ["project/new.md", "project/old.md"]
 
 
-def test_body_counts_only_its_first_1200_characters() -> None:
-    doc = entry("T", "", "x" * 1200 + " needle", memory_type="user")
-    assert score_memory(["needle"], doc) == 0
-
-
-def test_ranking_breaks_ties_by_recency_then_input_order() -> None:
-    old = entry("Alpha one", mtime=NOW - 5 * DAY, rel_path="project/old.md")
-    new = entry("Alpha two", mtime=NOW, rel_path="project/new.md")
-    same_a = entry("Alpha three", mtime=NOW - DAY, rel_path="project/a.md")
-    same_b = entry("Alpha four", mtime=NOW - DAY, rel_path="project/b.md")
-    best = entry("Alpha beta", mtime=NOW - 9 * DAY, rel_path="project/best.md")
-    ranked = rank_memories(["alpha", "beta"], [old, same_a, new, same_b, best])
-    assert [s.entry.rel_path for s in ranked] == ["project/best.md", "project/new.md", "project/a.md", "project/b.md", "project/old.md"]
+def test_an_unrelated_question_recalls_nothing() -> None:
+    docs = [entry("Database tests", "integration tests hit a real database", "no mocks", rel_path="feedback/db.md"),
+            entry("Release train", "releases ship on Tuesdays", "cut the branch Monday", rel_path="project/release.md")]
+    assert relevant(rank(query_terms("how do I reverse a linked list in python?"), docs)) == []
+    assert [r.entry.rel_path for r in relevant(rank(query_terms("do the integration tests use a real database?"), docs))] == ["feedback/db.md"]
 
 
 @pytest.mark.parametrize(
     ("query", "title", "body"),
     [
         ("数据库测试不要用 mock", "数据库测试规范", "集成测试必须连真实数据库"),
+        ("測試規範是什麼", "数据库测试规范", "集成测试必须连真实数据库"),
         ("テストの実行方法", "テスト実行", "統合テストは本物のデータベースで実行する"),
         ("테스트 실행 방법", "테스트 실행 규칙", "통합 테스트는 실제 데이터베이스로"),
     ],
-    ids=["chinese", "japanese", "korean"],
+    ids=["chinese", "traditional", "japanese", "korean"],
 )
 def test_cjk_queries_find_cjk_memories(query: str, title: str, body: str) -> None:
     relevant = entry(title, "", body, memory_type="feedback", rel_path="feedback/cjk.md")
@@ -163,15 +160,16 @@ def test_tool_names_match_whole_words_only() -> None:
 
 def test_manifest_line() -> None:
     doc = entry("Role", "Senior engineer", memory_type="user", mtime=1_700_000_000.5, root=Path("/mem/user"))
-    assert manifest_line(doc) == "- [user] /mem/user/user/role.md (2023-11-14T22:13:20.500Z): Senior engineer"
+    assert manifest_line(doc, "m3") == "- m3 [user] (2023-11-14): Role \u2014 Senior engineer"
     bare = entry("Role", "", memory_type="user", mtime=1_700_000_000.0, root=Path("/mem/user"))
-    assert manifest_line(bare) == "- [user] /mem/user/user/role.md (2023-11-14T22:13:20.000Z)"
+    assert manifest_line(bare, "m1") == "- m1 [user] (2023-11-14): Role"
+    assert "/mem/user" not in manifest_line(doc, "m3")  # a short id, never the absolute path
 
 
 def test_manifest_descriptions_are_cut_at_512_units_without_splitting_a_pair() -> None:
     doc = entry("E", "a" * 511 + "\U0001F600" + "tail")
-    assert manifest_line(doc).endswith(": " + "a" * 511)
-    assert manifest_line(entry("E", "b" * 600)).endswith(": " + "b" * 512)
+    assert manifest_line(doc, "m1").endswith(" \u2014 " + "a" * 511)
+    assert manifest_line(entry("E", "b" * 600), "m1").endswith(" \u2014 " + "b" * 512)
 
 
 def test_manifest_skips_lines_that_do_not_fit_and_keeps_going() -> None:
@@ -179,7 +177,15 @@ def test_manifest_skips_lines_that_do_not_fit_and_keeps_going() -> None:
     huge = [entry(f"H{i}", "h" * 500, rel_path=f"project/h{i}.md") for i in range(60)]
     manifest, listed = build_manifest([small[0], *huge, small[1], small[2]])
     assert len(manifest.encode("utf-8")) <= MAX_MODEL_MANIFEST_BYTES
-    assert small[2] in listed and small[1] in listed and len(listed) < 63
+    entries = [e for _, e in listed]
+    assert small[2] in entries and small[1] in entries and len(listed) < 63
+
+
+def test_two_hundred_candidates_fit_the_manifest_with_short_ids() -> None:
+    # Measured before: with absolute paths only 132 of 200 fitted in the 25 KB.
+    docs = [entry(f"Memory about topic {i}", "d" * 60, rel_path=f"project/some-long-memory-file-name-{i:03}.md", root=Path("/home/someone/.local/share/agentctx-tui/projects/-home-someone-src-a-long-project-name/memory")) for i in range(200)]
+    manifest, listed = build_manifest(docs)
+    assert len(listed) == 200 and len(manifest.encode("utf-8")) <= MAX_MODEL_MANIFEST_BYTES
 
 
 def test_candidates_reserve_the_twenty_newest() -> None:
@@ -208,7 +214,8 @@ def test_same_relative_path_in_two_scopes_stays_two_candidates() -> None:
     project = entry("Role", memory_type="user", root=Path("/p"))
     user = entry("Role", memory_type="user", root=Path("/u"))
     request = build_selector_request("role", [project, user])
-    assert set(request.candidates) == {"/p/user/role.md", "/u/user/role.md"}
+    assert [str(e.path) for e in request.candidates.values()] == ["/p/user/role.md", "/u/user/role.md"]
+    assert list(request.candidates) == ["m1", "m2"]
     assert request.temperature == 0.0
 
 
@@ -220,10 +227,10 @@ def test_selection_errors() -> None:
     with pytest.raises(RecallSelectorError, match="^Recall selector must return selected_memories array$"):
         parse_selection({"selected_memories": [1]}, request, 5)
     with pytest.raises(RecallSelectorError, match="^Recall selector returned too many documents: 6$"):
-        parse_selection({"selected_memories": [str(d.path) for d in docs[:6]]}, request, 5)
-    with pytest.raises(RecallSelectorError, match="^Recall selector returned unknown file path$"):
+        parse_selection({"selected_memories": [f"m{i}" for i in range(1, 7)]}, request, 5)
+    with pytest.raises(RecallSelectorError, match="^Recall selector returned an unknown memory id$"):
         parse_selection({"selected_memories": ["/nope.md"]}, request, 5)
-    assert parse_selection({"selected_memories": [str(docs[3].path), str(docs[3].path)]}, request, 5) == [docs[3]]
+    assert parse_selection({"selected_memories": ["m4", "m4"]}, request, 5) == [docs[3]]
 
 
 # The reminder.
@@ -306,14 +313,14 @@ async def test_excluded_paths_are_not_recalled() -> None:
 
 async def test_model_choice_is_used() -> None:
     docs = _docs()
-    provider = FakeProvider({"selected_memories": [str(docs[2].path), str(docs[1].path)]})
+    provider = FakeProvider({"selected_memories": ["m3", "m2"]})
     result = await select_memories("who am I and when do we release", docs, provider=provider, recent_tools=["read_file"], now=NOW)
     assert result.strategy is RecallStrategy.MODEL
     assert [e.rel_path for e in result.entries] == ["user/role.md", "project/release.md"]
     [request] = provider.requests
     assert request.temperature == 0.0
     prompt = request.messages[0].content
-    assert prompt.startswith("Query: who am I and when do we release\n\nAvailable memories:\n- [")
+    assert prompt.startswith("Query: who am I and when do we release\n\nAvailable memories:\n- m1 [feedback] (")
     assert prompt.endswith("\n\nRecently used tools: read_file")
     assert "No mocks." not in prompt  # headers only
     assert request.response_format is not None and request.response_format["type"] == "json_schema"
@@ -364,7 +371,7 @@ async def test_memories_holding_secrets_are_never_recalled() -> None:
     assert holds_secret(leaky) and not holds_secret(clean)
     heuristic = await select_memories("database", [leaky, clean], now=NOW)
     assert [e.rel_path for e in heuristic.entries] == ["feedback/db.md"]
-    model = await select_memories("database", [leaky, clean], provider=FakeProvider({"selected_memories": [str(leaky.path)]}), now=NOW)
+    model = await select_memories("database", [leaky, clean], provider=FakeProvider({"selected_memories": ["m1"]}), now=NOW)
     assert model.entries == () and token not in model.reminder
 
 
@@ -456,5 +463,5 @@ async def test_cancelled_and_failed_tasks_give_none() -> None:
 def test_selector_request_round_trip_through_json() -> None:
     docs = _docs()
     request = build_selector_request("q", docs)
-    answer = json.loads(json.dumps({"selected_memories": [str(docs[0].path)]}))
+    answer = json.loads(json.dumps({"selected_memories": ["m1"]}))
     assert parse_selection(answer, request, 5) == [docs[0]]

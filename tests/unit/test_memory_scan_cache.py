@@ -73,3 +73,41 @@ def test_symlinks_are_always_read_again(store: MemoryStore, monkeypatch: pytest.
     reads = _count_reads(monkeypatch)
     store.list(MemoryScope.PROJECT)
     assert reads == ["link.md"]
+
+
+def test_a_new_process_reads_the_cache_file_instead_of_the_files(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan_module, "RACY_NS", -(10**18))
+    root = store.paths.project_root
+    put(root, "feedback/a.md", memory_text("A", "first", "feedback", "alpha"))
+    put(root, "user/b.md", memory_text("B", "second", "user", "beta"))
+    first = store.list(MemoryScope.PROJECT)
+    scan_module.wait_for_cache_saves()
+    cache = scan_module.cache_file(str(root.resolve()), MemoryScope.PROJECT)
+    assert cache.is_file() and not str(cache).startswith(str(store.paths.workspace_root))  # never in the repository
+    scan_module.clear_scan_cache()  # what a new process starts with
+    reads = _count_reads(monkeypatch)
+    again = store.list(MemoryScope.PROJECT)
+    assert reads == [] and [(e.rel_path, e.title, e.description, e.body, e.type) for e in again] == [(e.rel_path, e.title, e.description, e.body, e.type) for e in first]
+    put(root, "user/b.md", memory_text("B", "second, edited", "user", "beta"))
+    scan_module.clear_scan_cache()
+    assert [e.description for e in store.list(MemoryScope.PROJECT)] == ["first", "second, edited"] and reads == ["b.md"]
+
+
+def test_a_damaged_cache_file_only_costs_a_full_read(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(scan_module, "RACY_NS", -(10**18))
+    root = store.paths.project_root
+    put(root, "feedback/a.md", memory_text("A", "first", "feedback", "alpha"))
+    store.list(MemoryScope.PROJECT)
+    scan_module.wait_for_cache_saves()
+    scan_module.cache_file(str(root.resolve()), MemoryScope.PROJECT).write_text("{not json", encoding="utf-8")
+    scan_module.clear_scan_cache()
+    assert [e.description for e in store.list(MemoryScope.PROJECT)] == ["first"]
+
+
+def test_no_silent_cap_a_directory_past_the_depth_limit_is_named(store: MemoryStore) -> None:
+    root = store.paths.project_root
+    for index in range(25_0):
+        put(root, f"project/m{index:04}.md", memory_text(f"m{index}", "d", "project"))
+    put(root, "project/a/b/c/deep.md", memory_text("deep", "too deep", "project"))
+    assert len(store.list(MemoryScope.PROJECT)) == 250
+    assert scan_module.scan_notes(root) == ["project/a/b/c/ is more than 4 levels deep; its files were left out"]

@@ -102,7 +102,8 @@ def test_cursor_after_a_run() -> None:
     moved = cursor_after_run("s1", start=2, history_length=9, touched_topics=True, tools_ran=False, now=NOW)
     assert moved.processed_offset == 9 and moved.session_id == "s1"
     assert cursor_after_run("s1", start=2, history_length=9, touched_topics=False, tools_ran=True, now=NOW).processed_offset == 9
-    assert cursor_after_run("s1", start=2, history_length=9, touched_topics=False, tools_ran=False, now=NOW).processed_offset == 2
+    # A run that saved nothing and ran no tool still read those messages: they are not read again.
+    assert cursor_after_run("s1", start=2, history_length=9, touched_topics=False, tools_ran=False, now=NOW).processed_offset == 9
 
 
 # The dream gates.

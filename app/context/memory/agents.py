@@ -16,6 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from app.context.memory.guard_tool import memory_write_refusal
+from app.context.memory.paths import MemoryPaths
 from app.context.memory.permissions import ScopedDecision, memory_agent_decision
 from app.context.memory.writes import written_path
 from app.core.agent import Agent, AgentLimits, StaticAssembler
@@ -83,12 +85,13 @@ def build_memory_agent(
     max_requests: int,
     time_budget: float,
     protect_pinned: bool = False,
+    mem: MemoryPaths | None = None,
 ) -> Agent:
     for root in roots:
         Path(root).mkdir(parents=True, exist_ok=True, mode=0o700)
     workspace = common_root(roots)
     context = ToolContext(root=workspace, read_only_shell=True, shell_timeout=30)
-    return Agent(
+    agent = Agent(
         provider=provider,
         tools=builtin_registry().restricted(MEMORY_AGENT_TOOLS),
         policy=MemoryAgentPolicy(roots, workspace, protect_pinned),  # type: ignore[arg-type]
@@ -98,6 +101,10 @@ def build_memory_agent(
         limits=AgentLimits(max_requests=max_requests, time_budget=time_budget),
         interactive=False,
     )
+    if mem is not None:
+        # Its writes are checked like the main agent's: no secrets, a valid file in its type's folder.
+        agent.tool_guards.append(lambda call, tool, args: memory_write_refusal(mem, tool.name, args, context.root))
+    return agent
 
 
 @dataclass

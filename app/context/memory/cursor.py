@@ -97,10 +97,12 @@ def plan_extraction_start(
 def cursor_after_run(
     session_id: str, *, start: int, history_length: int, touched_topics: bool, tools_ran: bool, now: float
 ) -> ExtractCursor:
-    """Past the whole history when the agent did something (wrote topics or ran tools);
-    otherwise left at ``start``, so the same messages are tried again next time."""
-    offset = history_length if touched_topics or tools_ran else start
-    return ExtractCursor(iso_utc(now), session_id, offset)
+    """Past the whole history after every completed run, saved or not: a run that found nothing
+    worth saving has read those messages, and reading them again costs a request for the same
+    answer. (A run cut off by its budget does not get here: the caller leaves the cursor put.)
+    ``start``, ``touched_topics`` and ``tools_ran`` are kept for the callers' records."""
+    del start, touched_topics, tools_ran
+    return ExtractCursor(iso_utc(now), session_id, history_length)
 
 
 def _has_text(content: Any) -> bool:

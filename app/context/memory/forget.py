@@ -194,7 +194,7 @@ def apply_forget(store: MemoryStore, targets: Sequence[ForgetCandidate | Path | 
         meta_file = store.paths.meta_file
         write_meta(meta_file, read_meta(meta_file).touched(now))
         for scope in sorted(scopes, key=lambda s: list(MemoryScope).index(s)):
-            rebuild_index(store.paths, scope)
+            rebuild_index(store.paths, scope, removed=deleted)
     return ForgetResult(
         removed, tuple(deleted), tuple(rewritten), tuple(topics), forget_message(removed, topics), tuple(problems)
     )

@@ -1,8 +1,17 @@
-"""Rebuilding a scope's MEMORY.md from its memory files.
+"""Rebuilding a scope's MEMORY.md from its memory files, without destroying what a person wrote.
 
-The index is one pointer line per memory, within 200 lines and 25,000
+A new index is one pointer line per memory, within 200 lines and 25,000
 characters. When it must be cut, the oldest memories (by modification time)
 are the ones left out, never the newest, and a warning line says so.
+
+An index that exists is merged, never regenerated: every line that is not a
+link (a note, a heading, a blank line) stays where it is, byte for byte; a link
+to a memory that is missing stays too (the memory panel flags it); a link line
+in the program's own format is updated when its memory's title or description
+changed; memories no line links to get a line at the end. The only line
+removed is the one for a file the program itself just removed (a forget, a
+dream's merge). An index over the limits is never cut: the prompt loads its
+head with a warning (see prompt_index.py).
 
 The team index is committed, so it must come out byte-identical on every
 machine: lines sort by code unit, memories with the same description share one
@@ -12,13 +21,16 @@ not be a symlink or lead outside the repository.
 
 from __future__ import annotations
 
+import os
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
+from urllib.parse import unquote
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.index_line import (
+    INDEX_SEPARATOR,
     encode_index_path_target,
     index_line,
     limit_index_line,
@@ -133,20 +145,105 @@ def index_file_text(index: IndexText) -> str:
     return index.text + "\n" if index.text else ""
 
 
-def rebuild_index(paths: MemoryPaths, scope: MemoryScope | str) -> IndexWrite:
-    """Rebuild the scope's MEMORY.md from its files. A team root that fails the
-    security check raises TeamMemoryRootSecurityError before anything is read."""
+_LINK_TARGET = re.compile(r"\]\(([^()\s]+)\)")
+_ALSO = re.compile(r" \(also: ([^()]*)\)")
+# A line in the program's own format: "- [title](target) — description".
+_PROGRAM_LINE = re.compile(r"^- \[[^\n]*\]\([^()\s]+\)" + INDEX_SEPARATOR + ".*$")
+_OLD_CUT_WARNING = INDEX_CUT_WARNING.strip()
+
+
+def link_targets(line: str) -> list[str]:
+    """The relative paths a line links to (decoded), the first one first; [] for any other line."""
+    stripped = line.lstrip()
+    if not stripped.startswith(("- ", "* ", "+ ")):
+        return []
+    found = [match.group(1) for match in _LINK_TARGET.finditer(line)][:1]
+    also = _ALSO.search(line)
+    if found and also:
+        found += [part.strip() for part in also.group(1).split(",") if part.strip()]
+    return [unquote(target, errors="surrogateescape") for target in found]
+
+
+def merge_index(existing: str, lines: Sequence[IndexLine], root: Path, removed: Iterable[str] = ()) -> str:
+    """``existing`` with link lines added and updated (see the module docstring); ``removed`` holds
+    the relative paths of files the program removed, whose lines go too."""
+    by_path: dict[str, IndexLine] = {}
+    for line in lines:
+        for path in line.paths:
+            by_path[Path(path).relative_to(root).as_posix() if Path(path).is_absolute() else str(path)] = line
+    gone = set(removed)
+    out: list[str] = []
+    linked: set[int] = set()  # ids of generated lines some existing line already stands for
+    for text in existing.split("\n"):
+        targets = link_targets(text)
+        if not targets:
+            if text.strip() != _OLD_CUT_WARNING:  # the cut warning older versions wrote is theirs to remove
+                out.append(text)
+            continue
+        if targets[0] in gone and _PROGRAM_LINE.match(text):
+            continue
+        fresh = next((by_path[t] for t in targets if t in by_path), None)
+        if fresh is None:
+            out.append(text)  # a missing memory, or a hand-made link: kept as written
+            continue
+        if id(fresh) in linked and _PROGRAM_LINE.match(text):
+            continue  # a duplicate of a line already kept
+        linked.add(id(fresh))
+        out.append(fresh.text if _PROGRAM_LINE.match(text) else text)
+    missing = [line for line in lines if id(line) not in linked]
+    if missing:
+        while out and out[-1] == "":
+            out.pop()
+        out.extend(line.text for line in missing)
+        out.append("")
+    return "\n".join(out)
+
+
+def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
+    """What the memory panel flags about a scope's MEMORY.md: links to missing files, size past the limits."""
+    from app.context.memory.prompt_index import index_cut_reason
+
+    scope = MemoryScope(scope)
+    root, target = paths.root(scope), paths.index_file(scope)
+    text = read_text_no_follow(target)
+    if not text:
+        return []
+    problems = []
+    for number, line in enumerate(text.split("\n"), 1):
+        for rel in link_targets(line)[:1]:
+            if not os.path.lexists(root / rel):
+                problems.append(f"{target.name} line {number} links to {rel}, which does not exist (the line is kept; edit or remove it)")
+    trimmed = text.strip()
+    count, size = len(trimmed.split("\n")), utf16_len(trimmed)
+    if count > MAX_INDEX_LINES or size > MAX_INDEX_BYTES:
+        reason = index_cut_reason(count, size, over_lines=count > MAX_INDEX_LINES, over_size=size > MAX_INDEX_BYTES)
+        problems.append(f"{target.name} is {reason}: only its head is loaded into the prompt; move detail into topic files")
+    return problems
+
+
+def rebuild_index(paths: MemoryPaths, scope: MemoryScope | str, *, removed: Iterable[Path | str] = ()) -> IndexWrite:
+    """Bring the scope's MEMORY.md in step with its files (merging into an existing one). ``removed``:
+    files the program itself just deleted. A team root that fails the security check raises
+    TeamMemoryRootSecurityError before anything is read."""
     scope = MemoryScope(scope)
     root = paths.root(scope)
     if scope is MemoryScope.TEAM:
         check_team_root(paths.workspace_root, root)
     entries = scan_scope(root, scope)
     lines = team_index_lines(entries) if scope is MemoryScope.TEAM else index_lines(entries)
-    index = assemble_index(lines)
     target = paths.index_file(scope)
-    text = index_file_text(index)
-    if read_text_no_follow(target, limit=len(text.encode("utf-8")) + 1) == text:
-        return IndexWrite(target, index, written=False, entries=tuple(entries))
+    existing = read_text_no_follow(target)
+    if existing is not None and existing.strip():
+        gone = [os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/") for p in removed]
+        text = merge_index(existing, lines, root, gone)
+        index = IndexText(text=text.rstrip("\n"), kept=len(lines))
+        if text == existing:
+            return IndexWrite(target, index, written=False, entries=tuple(entries))
+    else:
+        index = assemble_index(lines)
+        text = index_file_text(index)
+        if existing == text:
+            return IndexWrite(target, index, written=False, entries=tuple(entries))
     if scope is not MemoryScope.TEAM:
         ensure_private_dir(root)
     # atomic_write_text renames over the index, so a symlink planted in its place is

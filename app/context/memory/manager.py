@@ -8,7 +8,9 @@ dreaming runs behind its gates and a PID lock. Nothing here blocks a request.
 from __future__ import annotations
 
 import asyncio
+import logging
 import os
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, replace
@@ -16,7 +18,7 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
+from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
 from app.context.memory.cursor import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.forget import ForgetResult, ForgetSelection, apply_forget, select_forget_candidates
@@ -26,8 +28,11 @@ from app.context.memory.kinds import MemoryScope
 from app.context.memory.lock import acquire_lock, clear_stale_lock, inspect_lock, remove_lock
 from app.context.memory.meta import read_meta, write_meta
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
-from app.context.memory.prompt import memory_prompt
-from app.context.memory.recall_task import RecallTask
+from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
+from app.context.memory.secrets import describe_findings
+from app.context.memory.recall import plan_from_store
+from app.context.memory.recall_task import Delivery, TurnRecall
+from app.context.memory.reminder import recall_reminder
 from app.context.memory.session_count import count_sessions_since
 from app.context.memory.store import MemoryStore
 from app.context.memory.touched import touched_topics_from_file_paths
@@ -38,6 +43,8 @@ if TYPE_CHECKING:
     from app.config import MemorySettings
     from app.core.llm.provider import Provider
     from app.paths import Paths
+
+log = logging.getLogger(__name__)
 
 # A tool result in the transcript the extraction agent reads is cut to this many characters.
 TRANSCRIPT_TOOL_CHARS = 600
@@ -80,8 +87,11 @@ class MemoryManager:
         settings: MemorySettings,
         provider: Provider | None = None,
         clock: Callable[[], float] = time.time,
+        interactive: bool = True,
     ) -> None:
         self.paths = paths
+        # Headless runs may hold the first request for the selector (bounded); the TUI never does.
+        self.interactive = interactive
         self.mem: MemoryPaths = memory_paths(paths)
         self.store = MemoryStore(self.mem)
         self.session_id = session_id
@@ -90,13 +100,16 @@ class MemoryManager:
         self.clock = clock
         self.extraction = TaskState("extraction")
         self.dream = TaskState("dream")
-        self._recall: RecallTask | None = None
+        self._recall: TurnRecall | None = None
+        self.recalled: list[Delivery] = []  # what recall put into requests this session, newest last
         self._extract_task: asyncio.Task[None] | None = None
         self._queued: list[Message] | None = None
         self._dream_task: asyncio.Task[None] | None = None
         self._main_wrote_memory = False
         self._lock_release_failed = False
         self._listeners: list[Callable[[], None]] = []
+        self._notices: list[str] = []
+        self._told_secrets: set[Path] = set()
 
     # -- watching it ------------------------------------------------------------------------------
 
@@ -124,30 +137,70 @@ class MemoryManager:
     # -- what the model sees ----------------------------------------------------------------------
 
     def prompt_section(self) -> str:
-        """The auto-memory instructions with each scope's index (session start and /memory refresh)."""
-        return memory_prompt(self.mem) if self.settings.enabled else ""
+        """The auto-memory instructions with each scope's index (session start and /memory refresh).
+        A secret in an index is masked, and the person is told once which file holds it."""
+        if not self.settings.enabled:
+            return ""
+        text, found = memory_prompt_and_findings(self.mem)
+        for path, findings in found:
+            if path not in self._told_secrets:
+                self._told_secrets.add(path)
+                self._notices.append(
+                    f"{path} holds what looks like a secret ({describe_findings(list(findings))}); it was masked "
+                    "in the prompt. Remove it from the file (memory indexes are read into every request)."
+                )
+        return text
+
+    def take_notices(self) -> list[str]:
+        """What the person must be told (a secret masked out of an index), each once."""
+        notices, self._notices = self._notices, []
+        return notices
 
     def entries(self) -> list[MemoryEntry]:
         return self.store.list_scopes((MemoryScope.PROJECT, MemoryScope.USER, MemoryScope.TEAM))
 
     def start_recall(self, query: str, recent_tools: Sequence[str] = ()) -> None:
-        """Begin selecting memories for this prompt; never awaited by the request path."""
+        """Begin selecting memories for this prompt: the local ranking and, when on, the selector."""
+        carried: list[MemoryEntry] = []
+        if self._recall is not None:
+            carried = self._recall.leftover()  # a selector that settled after its turn ended
+            self._recall.cancel()
+            self._recall = None
         if not (self.settings.enabled and self.settings.recall) or not query.strip():
             return
-        if self._recall is not None:
-            self._recall.cancel()
         provider = self.provider if self.settings.recall_model else None
-        self._recall = RecallTask.start(self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock)
+        self._recall = TurnRecall(
+            self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock, carried=carried,
+            local_deadline=self.settings.recall_wait_seconds,
+        )
+
+    async def before_request(self, request_number: int) -> None:
+        """Awaited before each request of a turn: the first waits (briefly) for recall to settle."""
+        if self._recall is not None:
+            try:
+                await self._recall.settle(request_number, wait_for_selector=not self.interactive)
+            except asyncio.CancelledError:
+                raise
+            except Exception:  # recall is optional; it never fails a turn
+                log.warning("memory recall could not be awaited", exc_info=True)
 
     def take_recall(self) -> str | None:
-        """The recalled memories' reminder if selection has finished; handed out once."""
-        return self._recall.take_if_ready() if self._recall is not None else None
-
-    async def wait_recall(self) -> str | None:
-        """For callers that can wait (tests, headless): the reminder when recall settles."""
+        """The reminder for the request about to go out, when recall has something new for it."""
         if self._recall is None:
             return None
-        await self._recall.wait()
+        entries = self._recall.take()
+        if not entries:
+            return None
+        delivery = self._recall.delivered[-1]
+        self.recalled.append(delivery)
+        self._changed()
+        return recall_reminder(entries, self.clock(), how=delivery.how)
+
+    async def wait_recall(self) -> str | None:
+        """For callers that can wait (tests): the reminder once both recall paths have settled."""
+        if self._recall is None:
+            return None
+        await self._recall.settle(1, wait_for_selector=True)
         return self.take_recall()
 
     # -- hooks into the main agent -------------------------------------------------------------------
@@ -250,7 +303,9 @@ class MemoryManager:
     async def _run_agent(self, system: str, prompt: str, roots: list[Path], budget: AgentBudget, *, protect_pinned: bool = False) -> AgentRun:
         """Run a memory agent within its budget: its requests, and its minutes over the whole run."""
         assert self.provider is not None
-        agent = build_memory_agent(self.provider, system, roots, max_requests=budget.max_requests, time_budget=budget.seconds, protect_pinned=protect_pinned)
+        agent = build_memory_agent(
+            self.provider, system, roots, max_requests=budget.max_requests, time_budget=budget.seconds, protect_pinned=protect_pinned, mem=self.mem
+        )
         return await run_memory_agent(agent, prompt, budget.seconds)
 
     def refresh_indexes(self) -> None:
@@ -261,11 +316,21 @@ class MemoryManager:
         """
         if self.settings.enabled:
             self._rebuild_indexes(scope for scope in (MemoryScope.PROJECT, MemoryScope.USER) if self.mem.root(scope).is_dir())
+            if self.settings.recall:
+                # The first turn's recall should not pay for the stemmer's import and the index build
+                # inside its 150 ms: do both now, beside start-up, in a daemon thread.
+                threading.Thread(target=self._prewarm_recall, name="memory-recall-prewarm", daemon=True).start()
 
-    def _rebuild_indexes(self, scopes: Iterable[MemoryScope]) -> None:
+    def _prewarm_recall(self) -> None:
+        try:
+            plan_from_store(self.store, "warm up")
+        except Exception:  # only a head start; the turn's own recall reports real problems
+            pass
+
+    def _rebuild_indexes(self, scopes: Iterable[MemoryScope], removed: Sequence[Path] = ()) -> None:
         for scope in scopes:
             try:
-                rebuild_index(self.mem, scope)
+                rebuild_index(self.mem, scope, removed=removed)
             except Exception:  # an unusable team root: its index stays as it is, the others go on
                 continue
 
@@ -321,8 +386,9 @@ class MemoryManager:
             system = Template(_template("dream")).safe_substitute(project_root=str(root), memory_index=memory_prompt(self.mem) or "(none yet)")
             run = await self._run_agent(system, "Consolidate the project memories now.", [root], DREAM_BUDGET, protect_pinned=True)
             written, failure = run.written, run.failure
-            merged = self._remove_merged_files()
-            self._rebuild_indexes((MemoryScope.PROJECT,))
+            merged_files = self._remove_merged_files()
+            merged = len(merged_files)
+            self._rebuild_indexes((MemoryScope.PROJECT,), removed=merged_files)
             # A dream cut off by its budget is still recorded, so the gates wait a day before the next try.
             status = "failed" if run.timed_out else "updated" if written else "noop"
             meta = read_meta(self.mem.meta_file)
@@ -342,14 +408,14 @@ class MemoryManager:
         finally:
             self._lock_release_failed = not remove_lock(self.mem.lock_file)
 
-    def _remove_merged_files(self) -> int:
+    def _remove_merged_files(self) -> list[Path]:
         """The dream agent cannot delete; a file it reduced to a merge note is removed here."""
-        removed = 0
+        removed: list[Path] = []
         for entry in self.store.list(MemoryScope.PROJECT):
             if entry.body.strip().startswith(MERGED_MARKER) and len(entry.body.strip()) < 300:
                 try:
                     self.store.delete(entry.path)
-                    removed += 1
+                    removed.append(entry.path)
                 except Exception:
                     continue
         return removed
@@ -363,11 +429,21 @@ class MemoryManager:
 
     def forget(self, targets: Sequence[Any]) -> ForgetResult:
         result = apply_forget(self.store, targets, now=self.clock())
-        self._rebuild_indexes((MemoryScope.PROJECT, MemoryScope.USER))
+        self._rebuild_indexes((MemoryScope.PROJECT, MemoryScope.USER), removed=result.deleted)
         self._changed()
         return result
 
     # -- shutting down ---------------------------------------------------------------------------------
+
+    def background_bound(self) -> float:
+        """How long the running memory work may still take at most: its agents' wall-clock limits."""
+        bound = 0.0
+        if self._extract_task is not None and not self._extract_task.done():
+            # A queued run starts after the running one: two budgets.
+            bound += EXTRACTION_BUDGET.seconds * (2 if self._queued is not None else 1) + STOP_GRACE_SECONDS
+        if self._dream_task is not None and not self._dream_task.done():
+            bound = max(bound, DREAM_BUDGET.seconds + STOP_GRACE_SECONDS)
+        return bound
 
     async def drain(self, timeout: float) -> None:
         """Wait for background work; past the timeout cancel it (writes are atomic, cursors stay put)."""

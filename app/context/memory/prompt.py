@@ -8,7 +8,7 @@ costs far fewer tokens for a person who has not saved anything yet.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache
 from importlib import resources
 from pathlib import Path
@@ -24,6 +24,8 @@ from app.context.memory.paths import (
 )
 from app.context.memory.prompt_index import index_for_prompt
 from app.context.memory.reading import read_text_no_follow
+from app.context.memory.secrets import SecretFinding
+from app.context.memory.untrusted import clean_for_prompt, fence_repository_text
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four")
 SEPARATOR = "\n\n---\n\n"
@@ -45,6 +47,7 @@ class ScopeIndex:
     scope: MemoryScope
     root: Path
     content: str = ""
+    findings: tuple[SecretFinding, ...] = ()  # secrets masked out of ``content``
 
     @property
     def empty(self) -> bool:
@@ -66,8 +69,15 @@ def load_scope_indexes(paths: MemoryPaths, *, include_team: bool | None = None) 
         include_team = paths.team_root.is_dir()
     if include_team and _team_root_is_safe(paths):
         scopes.append(MemoryScope.TEAM)
-    indexes = [ScopeIndex(scope, paths.root(scope), read_text_no_follow(paths.index_file(scope)) or "") for scope in scopes]
-    return [replace(index, content=clean_shared_index(index.content)) if index.scope is MemoryScope.TEAM else index for index in indexes]
+    indexes = []
+    for scope in scopes:
+        raw = read_text_no_follow(paths.index_file(scope)) or ""
+        if scope is MemoryScope.TEAM:
+            raw = clean_shared_index(raw)
+        # Every index line goes through the scanner and loses markup that could pass for ours.
+        clean = clean_for_prompt(raw)
+        indexes.append(ScopeIndex(scope, paths.root(scope), clean.text, clean.findings))
+    return indexes
 
 
 def clean_shared_index(content: str) -> str:
@@ -92,12 +102,23 @@ def build_memory_prompt(indexes: Sequence[ScopeIndex], *, force_full: bool = Fal
 
 
 def render_scope_index(index: ScopeIndex) -> str:
-    return f"## {index.root}/{INDEX_FILENAME}\n\n{index_for_prompt(index.content)}"
+    body = index_for_prompt(index.content)
+    if index.scope is MemoryScope.TEAM and not index.empty:
+        # Committed by anyone with push access: data about the project, never instructions.
+        body = fence_repository_text(body, f"team memory index {index.root}/{INDEX_FILENAME}")
+    return f"## {index.root}/{INDEX_FILENAME}\n\n{body}"
 
 
 def memory_prompt(paths: MemoryPaths, *, force_full: bool = False, include_team: bool | None = None) -> str:
     """Read the indexes and build the section."""
     return build_memory_prompt(load_scope_indexes(paths, include_team=include_team), force_full=force_full)
+
+
+def memory_prompt_and_findings(paths: MemoryPaths) -> tuple[str, list[tuple[Path, tuple[SecretFinding, ...]]]]:
+    """The section, and each index file a secret was masked out of (to tell the person)."""
+    indexes = load_scope_indexes(paths)
+    found = [(index.root / INDEX_FILENAME, index.findings) for index in indexes if index.findings]
+    return build_memory_prompt(indexes), found
 
 
 def append_memory_prompt(user_memory: str | None, memory_prompt: str) -> str:

@@ -17,9 +17,9 @@ from enum import StrEnum
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.kinds import MemoryScope
-from app.context.memory.query_tokens import query_tokens
+from app.context.memory.ranking import rank, relevant
 from app.context.memory.reminder import recall_reminder
-from app.context.memory.scoring import rank_memories
+from app.context.memory.terms import query_terms
 from app.context.memory.secrets import contains_secret
 from app.context.memory.selector import (
     RECALL_SELECTOR_TIMEOUT_SECONDS,
@@ -56,11 +56,22 @@ class RecallResult:
 
 @dataclass(frozen=True)
 class RecallPlan:
-    """The candidates, ranked by the heuristic (best first), and the relevant ones among them."""
+    """The candidates, those matching the question ranked by BM25F (best first), and the relevant ones."""
 
     tokens: tuple[str, ...]
-    ranked: tuple[MemoryEntry, ...]
+    scored: tuple[MemoryEntry, ...]
     relevant: tuple[MemoryEntry, ...]
+    candidates: tuple[MemoryEntry, ...] = ()
+    recent_tools: tuple[str, ...] = ()
+
+    @property
+    def ranked(self) -> tuple[MemoryEntry, ...]:
+        """Every candidate: the matching ones best first, then the rest in listing order (for the selector)."""
+        seen = {id(e) for e in self.scored}
+        rest = [e for e in self.candidates if id(e) not in seen]
+        if self.recent_tools:
+            rest = filter_active_tool_memories(rest, self.recent_tools)
+        return self.scored + tuple(rest)
 
 
 def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
@@ -80,16 +91,23 @@ def plan_recall(
     *,
     recent_tools: Sequence[str] = (),
     excluded_paths: Iterable[str] = (),
+    now: float | None = None,
 ) -> RecallPlan:
     excluded = {str(path) for path in excluded_paths}
-    usable = [e for e in entries if e.usable and str(e.path) not in excluded]
-    candidates = filter_active_tool_memories(usable, recent_tools)
-    tokens = query_tokens(query)
-    ranked = rank_memories(tokens, candidates)
+    usable = [e for e in entries if e.usable and str(e.path) not in excluded] if excluded else [e for e in entries if e.document.type is not None]
+    terms = query_terms(query, now)
+    # The index holds every usable memory (so it stays the same from turn to turn); the filter of
+    # memories about a just-used tool is applied to the ranked few, not to all 50,000.
+    ranked = rank(terms, usable)
+    if recent_tools:
+        kept = {id(e) for e in filter_active_tool_memories([r.entry for r in ranked], recent_tools)}
+        ranked = [r for r in ranked if id(r.entry) in kept]
     return RecallPlan(
-        tokens=tuple(tokens),
-        ranked=tuple(s.entry for s in ranked),
-        relevant=tuple(s.entry for s in ranked if s.score > 0),
+        tokens=tuple(terms),
+        scored=tuple(r.entry for r in ranked),
+        relevant=tuple(r.entry for r in relevant(ranked)),
+        candidates=tuple(usable),
+        recent_tools=tuple(recent_tools),
     )
 
 
@@ -134,22 +152,43 @@ async def select_memories(
     plan = await asyncio.to_thread(
         plan_recall, query, entries, recent_tools=recent_tools, excluded_paths=excluded_paths
     )
-    if not plan.ranked:
+    if not plan.candidates:
         return RecallResult(RecallStrategy.NONE)
     if provider is None:
-        return _heuristic_result(plan, limit, now)
+        return heuristic_result(plan, limit, now)
     if on_fast is not None:
         on_fast(heuristic_selection(plan, MAX_FAST_RECALL_DOCS))
+    return await model_result(provider, query, plan, limit=limit, recent_tools=recent_tools, timeout=timeout, now=now)
+
+
+async def model_result(
+    provider: Provider,
+    query: str,
+    plan: RecallPlan,
+    *,
+    limit: int = MAX_RELEVANT_DOCS,
+    recent_tools: Sequence[str] = (),
+    timeout: float = RECALL_SELECTOR_TIMEOUT_SECONDS,
+    now: float,
+) -> RecallResult:
+    """The model's pick among the plan's candidates; the heuristic's when the model fails."""
     request = build_selector_request(query, [e for e in plan.ranked if not _header_holds_secret(e)], recent_tools)
     try:
         chosen = await _ask_model(provider, request, limit, timeout)
     except (LLMError, RecallSelectorError) as error:
-        return _heuristic_result(plan, limit, now, fallback_reason=str(error))
+        return heuristic_result(plan, limit, now, fallback_reason=str(error))
     except Exception as error:  # a broken provider must not break the turn; recall is optional
         log.warning("memory recall selector failed: %s", error, exc_info=True)
-        return _heuristic_result(plan, limit, now, fallback_reason=f"{type(error).__name__}: {error}")
+        return heuristic_result(plan, limit, now, fallback_reason=f"{type(error).__name__}: {error}")
     chosen = [entry for entry in chosen if not holds_secret(entry)]
-    return RecallResult(RecallStrategy.MODEL, tuple(chosen), recall_reminder(chosen, now))
+    return RecallResult(RecallStrategy.MODEL, tuple(chosen), recall_reminder(chosen, now, how=RecallStrategy.MODEL))
+
+
+def plan_from_store(
+    store: MemoryStore, query: str, *, recent_tools: Sequence[str] = (), excluded_paths: Iterable[str] = ()
+) -> RecallPlan:
+    """List the project and user memories and rank them for ``query`` (blocking; run it in a thread)."""
+    return plan_recall(query, list_recall_candidates(store), recent_tools=recent_tools, excluded_paths=excluded_paths)
 
 
 async def recall_for_query(
@@ -193,10 +232,10 @@ async def _ask_model(provider: Provider, request: SelectorRequest, limit: int, t
     return parse_selection(answer, request, limit)
 
 
-def _heuristic_result(plan: RecallPlan, limit: int, now: float, fallback_reason: str | None = None) -> RecallResult:
+def heuristic_result(plan: RecallPlan, limit: int, now: float, fallback_reason: str | None = None) -> RecallResult:
     chosen = heuristic_selection(plan, limit)
     strategy = RecallStrategy.HEURISTIC if chosen or fallback_reason else RecallStrategy.NONE
-    return RecallResult(strategy, tuple(chosen), recall_reminder(chosen, now), fallback_reason)
+    return RecallResult(strategy, tuple(chosen), recall_reminder(chosen, now, how=RecallStrategy.HEURISTIC), fallback_reason)
 
 
 def _header_holds_secret(entry: MemoryEntry) -> bool:

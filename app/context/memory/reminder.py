@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from app.context.memory.age import memory_age, memory_freshness_text
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.textunits import utf16_len, utf16_prefix
+from app.context.memory.untrusted import neutralise
 
 MAX_DOC_BODY_CHARS = 1200
 RELEVANT_MEMORY_HEADING = "## Relevant memory"
@@ -18,21 +19,26 @@ EMPTY_BODY_TEXT = "_No detailed entries yet._"
 # What an older version wrote into a memory that had nothing in it yet.
 PLACEHOLDER_BODY = "_No entries yet._"
 TRUNCATED_BODY_NOTE = "\n\n> NOTE: Relevant memory truncated for prompt budget."
+# How the memories were chosen, said in one line so /context detail (and the record) can show it.
+RECALL_PATHS = {"heuristic": "keyword ranking (BM25F)", "model": "the memory selector model"}
+RECALLED_BY = "Recalled by "
 
 
-def render_relevant_memory(entries: Sequence[MemoryEntry], now: float) -> str:
+def render_relevant_memory(entries: Sequence[MemoryEntry], now: float, how: str = "") -> str:
     """The recalled memories as Markdown; empty when there are none."""
     if not entries:
         return ""
     lines = [RELEVANT_MEMORY_HEADING, "", RELEVANT_MEMORY_INTRO, ""]
+    if how:
+        lines[-1:-1] = [f"{RECALLED_BY}{RECALL_PATHS.get(str(how), str(how))}."]
     for entry in entries:
         lines.extend(_render_entry(entry, now))
     return "\n".join(lines).rstrip() + "\n"
 
 
-def recall_reminder(entries: Sequence[MemoryEntry], now: float) -> str:
+def recall_reminder(entries: Sequence[MemoryEntry], now: float, how: str = "") -> str:
     """The memories wrapped in ``<system-reminder>`` tags; empty when there are none."""
-    text = render_relevant_memory(entries, now)
+    text = render_relevant_memory(entries, now, how)
     return f"<system-reminder>\n{text.rstrip()}\n</system-reminder>" if text else ""
 
 
@@ -47,10 +53,12 @@ def prompt_body(body: str) -> str:
 
 
 def _render_entry(entry: MemoryEntry, now: float) -> list[str]:
-    lines = [f"### {entry.title} ({entry.rel_path or entry.path.name})", f"Saved {memory_age(entry.mtime, now)}."]
+    # A memory's text cannot close the reminder it sits in, nor pass for an instruction file's frame.
+    title = " ".join(neutralise(entry.title).split())
+    lines = [f"### {title} ({neutralise(entry.rel_path or entry.path.name)})", f"Saved {memory_age(entry.mtime, now)}."]
     if entry.description:
-        lines.append(entry.description)
-    lines += ["", prompt_body(entry.body)]
+        lines.append(" ".join(neutralise(entry.description).split()))
+    lines += ["", neutralise(prompt_body(entry.body))]
     freshness = memory_freshness_text(entry.mtime, now)
     if freshness:
         lines += ["", f"> NOTE: {freshness}"]

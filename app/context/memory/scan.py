@@ -10,18 +10,29 @@ while the file's ``lstat`` (inode, size, mtime, ctime) is unchanged; like git's
 index, a file changed less than a second before it was read is never reused
 (a coarse clock could give the next write the same times). Symlinks are always
 read again.
+
+The parsed entries are also kept in one cache file per scope (JSON, written
+atomically, in the user's data directory, never in the repository), so a new
+process does not parse thousands of files again; an entry from it is used
+only when the file's ``lstat`` still matches. Nothing is capped silently:
+every file is listed, and a directory past MAX_SCAN_DEPTH is named in
+``scan_notes`` (shown by the memory panel and ``memory list``).
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import os
+import threading
 import time
 from dataclasses import dataclass
+from stat import S_ISDIR, S_ISLNK
 from pathlib import Path
 
 from app.context.memory.document import ParsedMemory, parse_memory_text
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
+from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, memory_type
 from app.context.memory.paths import INDEX_FILENAME, PINNED_DIRNAME, is_auto_mem_path
 from app.context.memory.reading import read_capped
 from app.context.memory.slug import has_control_characters
@@ -30,8 +41,7 @@ from app.context.memory.textunits import utf16_sort_key
 # Type directories sit one level down; a little more leaves room for the
 # pinned directory and hand-made grouping without walking a whole tree.
 MAX_SCAN_DEPTH = 4
-# A scope with more files than this is broken; listing stops rather than stall.
-MAX_SCAN_FILES = 20_000
+CACHE_VERSION = 1
 # A file changed this recently when it was read is read again next time.
 RACY_NS = 1_000_000_000
 # Parsed entries are kept for this many scope roots (the project's, the person's, team memory...).
@@ -59,19 +69,190 @@ def scan_scope(root: Path, scope: MemoryScope) -> list[MemoryEntry]:
         return []
     real_root = os.path.realpath(root)
     key = (str(root), real_root, scope.value)
-    previous = _parsed.pop(key, {})
+    previous = _parsed.pop(key, None)
+    if previous is None:
+        previous = _load_cache_file(real_root, scope)
     current: dict[str, tuple[_Stamp, MemoryEntry]] = {}
-    entries = [_cached_entry(previous, current, real_root, scope, found) for found in _markdown_files(root)]
+    notes: list[str] = []
+    entries, changed = _walk(root, real_root, scope, previous, current, notes)
     while len(_parsed) >= MAX_CACHED_ROOTS:
         _parsed.pop(next(iter(_parsed)))
     _parsed[key] = current
+    _notes[real_root] = notes
+    if changed or current.keys() != previous.keys():
+        _dirty[key] = _dirty.get(key, 0) + max(1, abs(len(current) - len(previous)) if not changed else _changed_count(previous, current))
+        # Writing tens of megabytes holds the interpreter for a while: a few edits wait for the next
+        # save (a new process re-reads just those files), many changes or a first listing go now.
+        if _dirty[key] >= SAVE_AFTER_CHANGES or time.monotonic() - _last_save.get(key, -1e9) >= SAVE_INTERVAL_SECONDS:
+            _dirty[key] = 0
+            _last_save[key] = time.monotonic()
+            _save_cache_file(real_root, scope, current)
+    last = _sorted.get(key)
+    if not changed and last is not None and len(last) == len(entries) and current.keys() == previous.keys():
+        return list(last)  # nothing changed: the order is the same, and sorting 50,000 paths is not free
     entries.sort(key=lambda e: utf16_sort_key(e.rel_path))
+    _sorted[key] = tuple(entries)
+    while len(_sorted) > MAX_CACHED_ROOTS:
+        _sorted.pop(next(iter(_sorted)))
     return entries
 
 
+def _walk(
+    root: Path,
+    real_root: str,
+    scope: MemoryScope,
+    previous: dict[str, tuple[_Stamp, MemoryEntry]],
+    current: dict[str, tuple[_Stamp, MemoryEntry]],
+    notes: list[str],
+) -> tuple[list[MemoryEntry], bool]:
+    """The entries under ``root`` and whether any was (re)read. One loop with the cache hit inline:
+    at 50,000 files every call saved per file is a measurable part of a turn."""
+    entries: list[MemoryEntry] = []
+    changed = False
+    pending: list[tuple[str, str, int]] = [(str(root), "", 0)]
+    get = previous.get
+    while pending:
+        directory, prefix, depth = pending.pop()
+        try:
+            with os.scandir(directory) as listing:
+                items = list(listing)
+        except OSError as error:
+            notes.append(f"{prefix or '.'}: could not be listed ({error.strerror or error}); its memories were left out")
+            continue
+        for item in items:
+            name = item.name
+            if name[0] == ".":
+                continue
+            if name.endswith(".md") and not (depth == 0 and name == INDEX_FILENAME):
+                path = item.path
+                try:
+                    stat = item.stat(follow_symlinks=False)
+                except OSError:
+                    stat = None
+                if stat is not None and not S_ISLNK(stat.st_mode) and not S_ISDIR(stat.st_mode):
+                    stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
+                    hit = get(path)
+                    if hit is not None and hit[0] == stamp:
+                        current[path] = hit
+                        entries.append(hit[1])
+                        continue
+                    changed = True
+                    entries.append(_cached_entry(previous, current, real_root, scope, _Found(path, prefix + name, False, stamp)))
+                    continue
+                if stat is not None and S_ISDIR(stat.st_mode):
+                    pass  # a directory named like a file: walked below
+                else:
+                    changed = True
+                    entries.append(_entry(real_root, scope, _Found(path, prefix + name, stat is not None)))
+                    continue
+            if _is_dir(item):
+                if depth + 1 < MAX_SCAN_DEPTH:
+                    pending.append((item.path, f"{prefix}{name}/", depth + 1))
+                else:
+                    notes.append(f"{prefix}{name}/ is more than {MAX_SCAN_DEPTH} levels deep; its files were left out")
+    return entries, changed
+
+
+def scan_notes(root: Path) -> list[str]:
+    """What the last listing of ``root`` left out and why ([]: nothing)."""
+    return list(_notes.get(os.path.realpath(root), []))
+
+
 def clear_scan_cache() -> None:
-    """Forget every parsed entry (the next listing reads every file)."""
+    """Forget every parsed entry (the next listing reads every file; cache files are left alone)."""
     _parsed.clear()
+    _sorted.clear()
+    _last_save.clear()
+    _dirty.clear()
+
+
+_notes: dict[str, list[str]] = {}
+_dirty: dict[tuple[str, str, str], int] = {}
+_last_save: dict[tuple[str, str, str], float] = {}
+SAVE_AFTER_CHANGES = 100
+SAVE_INTERVAL_SECONDS = 60.0
+
+
+def _changed_count(previous: dict[str, tuple[_Stamp, MemoryEntry]], current: dict[str, tuple[_Stamp, MemoryEntry]]) -> int:
+    return sum(1 for k, v in current.items() if previous.get(k) is not v) + sum(1 for k in previous if k not in current)
+_sorted: dict[tuple[str, str, str], tuple[MemoryEntry, ...]] = {}
+_save_lock = threading.Lock()
+
+
+def cache_file(real_root: str, scope: MemoryScope) -> Path:
+    """One file per scope root, in the user's data directory (a team root is in the repository)."""
+    from app.paths import user_data_dir
+
+    digest = hashlib.sha256(real_root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
+    return user_data_dir() / "cache" / "memory" / f"{scope.value}-{digest}.json"
+
+
+def _load_cache_file(real_root: str, scope: MemoryScope) -> dict[str, tuple[_Stamp, MemoryEntry]]:
+    try:
+        data = json.loads(cache_file(real_root, scope).read_text(encoding="utf-8"))
+        if data.get("version") != CACHE_VERSION or data.get("root") != real_root:
+            return {}
+        loaded: dict[str, tuple[_Stamp, MemoryEntry]] = {}
+        for path, rel, stamp, mtime, size, pinned, problems, doc in data["entries"]:
+            document = ParsedMemory(
+                type=memory_type(doc[0]), name=doc[1], title=doc[2], description=doc[3], body=doc[4],
+                fields=doc[5], frontmatter_text=doc[6], problems=tuple(doc[7]),
+            )
+            entry = MemoryEntry(scope, Path(path), rel, document, mtime, size, tuple(problems), pinned)
+            loaded[path] = (tuple(stamp), entry)  # type: ignore[assignment]
+        return loaded
+    except (OSError, ValueError, KeyError, TypeError):
+        return {}  # a missing or damaged cache only costs a full read
+
+
+def _save_cache_file(real_root: str, scope: MemoryScope, current: dict[str, tuple[_Stamp, MemoryEntry]]) -> None:
+    """Write the scope's cache file beside the turn, in a daemon thread: at 50,000 memories it is
+    tens of megabytes, and a turn must not wait for it. Saves of one scope are coalesced (the
+    newest listing wins) and each is atomic, so a reader sees the old file or the new one."""
+    target = cache_file(real_root, scope)
+    with _save_lock:
+        start = str(target) not in _pending_saves
+        _pending_saves[str(target)] = (real_root, dict(current))
+    if start:
+        threading.Thread(target=_save_loop, args=(target,), name="memory-cache-save", daemon=True).start()
+
+
+_pending_saves: dict[str, tuple[str, dict[str, tuple[_Stamp, MemoryEntry]]]] = {}
+
+
+def _save_loop(target: Path) -> None:
+    from app.fsutil import atomic_write_text
+
+    while True:
+        with _save_lock:
+            job = _pending_saves.get(str(target))
+            if job is None:
+                return
+            _pending_saves[str(target)] = None  # type: ignore[assignment]  # taken; a newer one may arrive
+        real_root, current = job
+        rows = []
+        for path, (stamp, e) in current.items():
+            d = e.document
+            fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
+            rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
+                         [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)]])
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
+            atomic_write_text(target, json.dumps(payload, ensure_ascii=False, separators=(",", ":")), mode=0o600)
+        except (OSError, TypeError, ValueError):
+            pass  # the cache is an optimisation; listing never fails for it
+        with _save_lock:
+            if _pending_saves.get(str(target)) is None:
+                _pending_saves.pop(str(target), None)
+                return
+
+
+def wait_for_cache_saves(timeout: float = 10.0) -> None:
+    """Block until pending cache-file saves are written (benchmarks and tests)."""
+    end = time.monotonic() + timeout
+    while _pending_saves and time.monotonic() < end:
+        time.sleep(0.01)
 
 
 def _cached_entry(
@@ -99,37 +280,6 @@ def read_entry(root: Path, scope: MemoryScope, path: Path) -> MemoryEntry:
     """The entry for one file under ``root``."""
     found = _Found(str(path), path.relative_to(root).as_posix(), path.is_symlink())
     return _entry(os.path.realpath(root), scope, found)
-
-
-def _markdown_files(root: Path) -> list[_Found]:
-    found: list[_Found] = []
-    pending: list[tuple[str, str, int]] = [(str(root), "", 0)]
-    while pending and len(found) < MAX_SCAN_FILES:
-        directory, prefix, depth = pending.pop()
-        try:
-            with os.scandir(directory) as listing:
-                items = list(listing)
-        except OSError:
-            continue
-        for item in items:
-            name = item.name
-            if name.startswith("."):
-                continue
-            if _is_dir(item):
-                if depth + 1 < MAX_SCAN_DEPTH:
-                    pending.append((item.path, f"{prefix}{name}/", depth + 1))
-            elif name.endswith(".md") and not (depth == 0 and name == INDEX_FILENAME):
-                symlink = _is_symlink(item)
-                found.append(_Found(item.path, prefix + name, symlink, None if symlink else _stamp(item)))
-    return found[:MAX_SCAN_FILES]
-
-
-def _stamp(item: os.DirEntry[str]) -> _Stamp | None:
-    try:
-        stat = item.stat(follow_symlinks=False)
-    except OSError:
-        return None
-    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def _is_dir(item: os.DirEntry[str]) -> bool:

@@ -1,8 +1,10 @@
 """The model-based recall selector: the request it sends and how its answer is checked.
 
-The model sees headers only (type, absolute path, age, description), never
-bodies: cheap, and a stored body cannot steer the choice. Paths are absolute
-because the project and user scopes can both hold ``user/role.md``.
+The model sees headers only (a short id, type, date changed, description), never
+bodies: cheap, and a stored body cannot steer the choice. Each candidate is
+named by a short id (``m1``, ``m2``...) rather than its path: absolute paths
+spent a third of the 25 KB manifest (132 of 200 candidates fitted), and ids
+also keep two scopes' ``user/role.md`` apart.
 """
 
 from __future__ import annotations
@@ -41,7 +43,7 @@ class SelectorRequest:
     system: str
     prompt: str
     schema: dict[str, Any]
-    candidates: dict[str, MemoryEntry]  # absolute path -> entry, for the ones in the manifest
+    candidates: dict[str, MemoryEntry]  # short id -> entry, for the ones in the manifest
     temperature: float = 0.0
 
 
@@ -54,28 +56,31 @@ def model_candidates(ranked: Sequence[MemoryEntry]) -> list[MemoryEntry]:
     return recent + rest[: MAX_MODEL_CANDIDATE_DOCS - len(recent)]
 
 
-def manifest_line(entry: MemoryEntry) -> str:
-    """``- [<type>] <absolute path> (<ISO mtime>): <description>``; no ``: …`` without a description."""
+def manifest_line(entry: MemoryEntry, short_id: str) -> str:
+    """``- <id> [<type>] (<date changed>): <title> — <description>``; no ``: …`` without either."""
     kind = entry.type.value if entry.type else "unknown"
-    line = f"- [{kind}] {entry.path} ({iso_utc(entry.mtime)})"
-    description = utf16_prefix(entry.description, MAX_MANIFEST_DESCRIPTION_CHARS)
-    return f"{line}: {description}" if description else line
+    line = f"- {short_id} [{kind}] ({iso_utc(entry.mtime)[:10]})"
+    title = " ".join(entry.title.split())
+    description = utf16_prefix(" ".join(entry.description.split()), MAX_MANIFEST_DESCRIPTION_CHARS)
+    text = f"{title} \u2014 {description}" if title and description else title or description
+    return f"{line}: {text}" if text else line
 
 
-def build_manifest(candidates: Sequence[MemoryEntry]) -> tuple[str, list[MemoryEntry]]:
-    """The manifest within 25,000 UTF-8 bytes and the entries it lists. A line that
-    would not fit is skipped and the rest still tried, so one long description
+def build_manifest(candidates: Sequence[MemoryEntry]) -> tuple[str, list[tuple[str, MemoryEntry]]]:
+    """The manifest within 25,000 UTF-8 bytes and the (id, entry) pairs it lists. A line
+    that would not fit is skipped and the rest still tried, so one long description
     does not hide every memory after it."""
     lines: list[str] = []
-    listed: list[MemoryEntry] = []
+    listed: list[tuple[str, MemoryEntry]] = []
     size = 0
     for entry in candidates:
-        line = manifest_line(entry)
+        short_id = f"m{len(listed) + 1}"
+        line = manifest_line(entry, short_id)
         cost = len(line.encode("utf-8", "surrogatepass")) + (1 if lines else 0)
         if size + cost > MAX_MODEL_MANIFEST_BYTES:
             continue
         lines.append(line)
-        listed.append(entry)
+        listed.append((short_id, entry))
         size += cost
     return "\n".join(lines), listed
 
@@ -93,7 +98,7 @@ def build_selector_request(query: str, ranked: Sequence[MemoryEntry], recent_too
         system=selector_system_prompt(),
         prompt=selector_prompt(query, manifest, recent_tools),
         schema=SELECTOR_SCHEMA,
-        candidates={str(entry.path): entry for entry in listed},
+        candidates=dict(listed),
     )
 
 
@@ -102,12 +107,12 @@ def parse_selection(answer: Any, request: SelectorRequest, limit: int) -> list[M
     selected = answer.get("selected_memories") if isinstance(answer, dict) else None
     if not isinstance(selected, list) or not all(isinstance(item, str) for item in selected):
         raise RecallSelectorError("Recall selector must return selected_memories array")
-    paths = list(dict.fromkeys(item.strip() for item in selected))
-    if len(paths) > limit:
-        raise RecallSelectorError(f"Recall selector returned too many documents: {len(paths)}")
-    if any(path not in request.candidates for path in paths):
-        raise RecallSelectorError("Recall selector returned unknown file path")
-    return [request.candidates[path] for path in paths]
+    ids = list(dict.fromkeys(item.strip() for item in selected))
+    if len(ids) > limit:
+        raise RecallSelectorError(f"Recall selector returned too many documents: {len(ids)}")
+    if any(short_id not in request.candidates for short_id in ids):
+        raise RecallSelectorError("Recall selector returned an unknown memory id")
+    return [request.candidates[short_id] for short_id in ids]
 
 
 @lru_cache(maxsize=1)

@@ -28,6 +28,8 @@ from app.context.memory import (
     rebuild_index,
     scan,
 )
+from app.context.memory.index import index_problems
+from app.context.memory.scan import scan_notes
 from app.context.memory.listing import (
     SCOPE_TITLES,
     UNUSABLE_TOPIC,
@@ -149,8 +151,18 @@ class MemoryScreen(ModalScreen[None]):
         meta = read_meta(self.manager.mem.meta_file)
         extraction = describe_task(self.manager.extraction, last_run_at=meta.last_extraction_at, last_status=meta.last_extraction_status)
         dream = describe_task(self.manager.dream, last_run_at=meta.last_dream_at, last_status=meta.last_dream_status)
-        text = Content.assemble(("Extraction  ", "bold"), extraction, "\n", ("Dream       ", "bold"), dream)
-        self.query_one("#memory-status", Static).update(text)
+        parts: list = [("Extraction  ", "bold"), extraction, "\n", ("Dream       ", "bold"), dream]
+        for scope in (MemoryScope.PROJECT, MemoryScope.USER, MemoryScope.TEAM):
+            try:
+                problems = index_problems(self.manager.mem, scope) + scan_notes(self.manager.mem.root(scope))
+            except OSError:
+                continue
+            # A person's index is never rewritten to fix these; they are shown so they can be.
+            for problem in problems[:3]:
+                parts += ["\n", (f"! {scope.value} {problem}", "$warning")]
+            if len(problems) > 3:
+                parts += ["\n", (f"! {scope.value} index: {len(problems) - 3} more problem(s)", "$warning")]
+        self.query_one("#memory-status", Static).update(Content.assemble(*parts))
 
     def _selected_id(self) -> str | None:
         option_list = self.option_list

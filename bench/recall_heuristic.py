@@ -1,4 +1,6 @@
-"""The heuristic recall scorer: lexical overlap between the query and each memory.
+"""The recall scorer the app used before BM25F, kept here only so bench/recall_eval.py can compare.
+
+Lexical overlap between the query and each memory.
 
 Per query token: +4 when the title holds it, +3 the description, +1 the first
 1,200 characters of the body. A memory with any overlap also gains up to 2 for
@@ -14,7 +16,7 @@ from dataclasses import dataclass
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.kinds import MemoryType
-from app.context.memory.query_tokens import normalize_text
+from app.context.memory.query_tokens import CJK_RUN, WORD_RUN, normalize_text
 
 TITLE_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 3, 1
 MAX_TYPE_BOOST = 2
@@ -65,3 +67,20 @@ def rank_memories(tokens: Sequence[str], entries: Sequence[MemoryEntry]) -> list
 def relevant_memories(tokens: Sequence[str], entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
     """The entries that share anything with the query, best first."""
     return [s.entry for s in rank_memories(tokens, entries) if s.score > 0]
+
+
+MIN_WORD_TOKEN_CHARS = 3
+
+
+def query_tokens(query: str) -> list[str]:
+    """The old tokens: words of three or more characters, CJK bigrams, no stop words, no stemming."""
+    text = normalize_text(query)
+    found: list[str] = []
+    position = 0
+    for run in CJK_RUN.finditer(text):
+        found.extend(w.group(0) for w in WORD_RUN.finditer(text[position : run.start()]) if len(w.group(0)) >= MIN_WORD_TOKEN_CHARS)
+        chars = run.group(0)
+        found.extend(chars[i : i + 2] for i in range(len(chars) - 1))
+        position = run.end()
+    found.extend(w.group(0) for w in WORD_RUN.finditer(text[position:]) if len(w.group(0)) >= MIN_WORD_TOKEN_CHARS)
+    return list(dict.fromkeys(found))[:64]

@@ -1,0 +1,186 @@
+"""Ranking memories for a question: BM25F over title, description and body.
+
+BM25F (Robertson and Zaragoza's field-weighted BM25) counts a term more in a
+title than in a description, and more there than in the body, with each
+field's length normalised on its own; rare terms weigh more than common ones
+(IDF), so "what", "did", "the" (stop words, dropped anyway) and words every
+memory uses decide nothing. Scores are floats: ties are rare, and those left
+are broken by scope order and relative path, never by file clocks.
+
+A memory is relevant when it carries at least MIN_COVERAGE of the question's
+weight (the IDF of its terms, as far as a perfect match would score) and at
+least RELATIVE_CUTOFF of the best memory's score: an unrelated question
+recalls nothing, and one strong match does not drag weak ones along.
+
+The inverted index is kept between turns and updated for the entries that
+changed (the listing hands back the same entry object for an unchanged file),
+so a question costs the postings of its own terms, not a pass over every
+memory: see bench/memory_scale.py for the figures at 50,000 memories.
+"""
+
+from __future__ import annotations
+
+import heapq
+import math
+import threading
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from app.context.memory.entry import MemoryEntry
+from app.context.memory.terms import document_terms
+from app.context.memory.textunits import utf16_sort_key
+
+# Field weights and length normalisation (title, description, body).
+WEIGHTS = (3.0, 2.0, 1.0)
+B = (0.3, 0.5, 0.75)
+K1 = 1.2
+# Past this many characters a body adds no terms (a long body is still recalled by its start).
+MAX_INDEXED_BODY_CHARS = 4000
+# Tuned on the recall set in bench/recall_eval.py (its own generated memories, no public benchmark).
+MIN_COVERAGE = 0.25
+RELATIVE_CUTOFF = 0.4
+
+
+@dataclass(frozen=True)
+class DocTerms:
+    """One memory's term frequencies per field and the fields' lengths in terms."""
+
+    fields: tuple[Counter[str], Counter[str], Counter[str]]
+    lengths: tuple[int, int, int]
+
+
+def doc_terms(entry: MemoryEntry) -> DocTerms:
+    name = entry.rel_path.rsplit("/", 1)[-1].removesuffix(".md").replace("-", " ").replace("_", " ")
+    texts = (f"{entry.title}\n{name}", entry.description, entry.body[:MAX_INDEXED_BODY_CHARS])
+    counters = tuple(Counter(document_terms(text)) for text in texts)
+    return DocTerms(counters, tuple(sum(c.values()) for c in counters))  # type: ignore[arg-type]
+
+
+@dataclass(frozen=True)
+class Ranked:
+    entry: MemoryEntry
+    score: float
+    coverage: float  # the share of the question's weight this memory carries
+    order: int  # the scope's place (project, user, team): the first tie-break
+
+
+class Bm25fIndex:
+    """An inverted index over a set of memories, kept in step with the listing by ``sync``."""
+
+    def __init__(self) -> None:
+        # Keyed by the entry's id: entries are immutable and held here, so an id stays theirs, and an
+        # unchanged file's entry is the same object from one listing to the next.
+        self._docs: dict[int, tuple[MemoryEntry, DocTerms]] = {}
+        self._postings: dict[str, dict[int, tuple[int, int, int]]] = {}
+        self._total = [0, 0, 0]
+        self._lock = threading.Lock()
+
+    def __len__(self) -> int:
+        return len(self._docs)
+
+    def sync(self, entries: Sequence[MemoryEntry]) -> None:
+        """Make the index hold exactly ``entries`` (same object = unchanged, not re-indexed)."""
+        wanted: dict[int, MemoryEntry] = {id(e): e for e in entries}
+        if len(wanted) == len(self._docs) and all(k in self._docs for k in wanted):
+            return
+        for key in [k for k in self._docs if k not in wanted]:
+            self._remove(key)
+        for key, entry in wanted.items():
+            if key not in self._docs:
+                self._add(key, entry)
+
+    def _add(self, key: int, entry: MemoryEntry) -> None:
+        terms = doc_terms(entry)
+        self._docs[key] = (entry, terms)
+        title, description, body = terms.fields
+        for term in set(title) | set(description) | set(body):
+            self._postings.setdefault(term, {})[key] = (title.get(term, 0), description.get(term, 0), body.get(term, 0))
+        for field in range(3):
+            self._total[field] += terms.lengths[field]
+
+    def _remove(self, key: int) -> None:
+        _, terms = self._docs.pop(key)
+        for counter in terms.fields:
+            for term in counter:
+                posting = self._postings.get(term)
+                if posting is not None:
+                    posting.pop(key, None)
+                    if not posting:
+                        del self._postings[term]
+        for field in range(3):
+            self._total[field] -= terms.lengths[field]
+
+    def scores(self, terms: Sequence[str]) -> tuple[dict[int, float], float]:
+        """Each matching memory's BM25F score, and the question's weight (the sum of its terms' IDF)."""
+        count = len(self._docs)
+        if not count or not terms:
+            return {}, 0.0
+        average = [max(total / count, 1.0) for total in self._total]
+        scores: dict[int, float] = {}
+        weight = 0.0
+        for term in terms:
+            posting = self._postings.get(term, {})
+            # A term no memory has weighs like one memory has: with few memories the textbook IDF
+            # of an absent term (up to 2.6x a present one's) would sink every multi-word question.
+            df = max(len(posting), 1)
+            idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
+            weight += idf
+            for key, frequencies in posting.items():
+                lengths = self._docs[key][1].lengths
+                tf = 0.0
+                for field in range(3):
+                    if frequencies[field]:
+                        tf += WEIGHTS[field] * frequencies[field] / (1 - B[field] + B[field] * lengths[field] / average[field])
+                scores[key] = scores.get(key, 0.0) + idf * tf / (K1 + tf)
+        return scores, weight
+
+
+_indexes: dict[tuple[str, ...], Bm25fIndex] = {}
+_indexes_lock = threading.Lock()
+MAX_CACHED_INDEXES = 4
+MAX_RANKED = 256
+
+
+def shared_index(entries: Sequence[MemoryEntry]) -> Bm25fIndex:
+    """The index kept for this set of scopes, synced to ``entries``."""
+    # Listings come grouped by scope (project, then user...): the first and last say which set this is.
+    key = (entries[0].scope.value, entries[-1].scope.value) if entries else ()
+    with _indexes_lock:
+        index = _indexes.pop(key, None) or Bm25fIndex()
+        while len(_indexes) >= MAX_CACHED_INDEXES:
+            _indexes.pop(next(iter(_indexes)))
+        _indexes[key] = index
+    return index
+
+
+def rank(terms: Sequence[str], entries: Sequence[MemoryEntry], *, index: Bm25fIndex | None = None) -> list[Ranked]:
+    """The entries that match any term, best first (score, then scope, then relative path)."""
+    index = index if index is not None else shared_index(entries)
+    with index._lock:
+        index.sync(entries)
+        scores, weight = index.scores(terms)
+    if not scores:
+        return []
+    # A common word can match half of 50,000 memories: only the best MAX_RANKED are ranked in full
+    # (recall shows five, the selector's manifest two hundred).
+    items = heapq.nlargest(MAX_RANKED, scores.items(), key=lambda item: item[1]) if len(scores) > MAX_RANKED else scores.items()
+    ranked = [
+        Ranked(entry, score, score / weight if weight else 0.0, _SCOPE_ORDER.get(entry.scope.value, 9))
+        for key, score in items
+        for entry in (index._docs[key][0],)
+    ]
+    # Ties: project before user before team, then by relative path; never by file clocks.
+    ranked.sort(key=lambda r: (-r.score, r.order, utf16_sort_key(r.entry.rel_path)))
+    return ranked
+
+
+_SCOPE_ORDER = {"project": 0, "user": 1, "team": 2}
+
+
+def relevant(ranked: Sequence[Ranked]) -> list[Ranked]:
+    """The memories that pass both thresholds (see the module docstring)."""
+    if not ranked or ranked[0].score <= 0:
+        return []
+    best = ranked[0].score
+    return [r for r in ranked if r.score > 0 and r.coverage >= MIN_COVERAGE and r.score >= RELATIVE_CUTOFF * best]

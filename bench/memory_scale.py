@@ -1,0 +1,113 @@
+"""Memory at scale: 50,000 memory files listed and recalled, cold, from the cache file, and warm.
+
+``python -m bench.memory_scale [COUNT]`` (default 50,000). The memories are
+generated (seeded) in a temp dir (and AGENTCTX_HOME points at a temp dir, so the
+per-scope cache file lands there); their mtimes are set two seconds back (a
+file changed within the last second is always read again). Figures:
+
+- cold: the first listing of a process with no cache file (every file read and parsed);
+- cache file: the first listing of a new process (the in-process cache cleared) with the
+  scope's cache file present: only ``lstat`` per file, parsed entries from the file;
+- the first recall after that (the BM25F index is built from the entries);
+- warm: listing plus recall on a later turn of the same process (median of 7), the figure
+  the 150 ms target is about;
+- one memory edited, then listing plus recall (the index updates only that entry).
+
+Correctness is checked on the way: every file is listed (no cap), and a question
+about one generated memory recalls it first.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import statistics
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+SEED = 20261201
+WORDS = ["deploy", "database", "test", "mock", "release", "pipeline", "dashboard", "ticket", "incident", "latency", "cache", "schema", "review", "style", "branch", "owner", "token", "budget", "queue", "shard"]
+KINDS = ("user", "feedback", "project", "reference")
+
+
+def _write(root: Path, count: int) -> Path:
+    rng = random.Random(SEED)
+    old = time.time() - 2
+    target = root / "project" / "memory-target.md"
+    for kind in KINDS:
+        (root / kind).mkdir(parents=True, exist_ok=True)
+    for index in range(count - 1):
+        kind = KINDS[index % 4]
+        words = " ".join(rng.choice(WORDS) for _ in range(rng.randint(6, 16)))
+        text = f"---\nname: {rng.choice(WORDS)} {rng.choice(WORDS)} {index}\ndescription: {words}\ntype: {kind}\n---\n\n- {words} {rng.choice(WORDS)}\n"
+        path = root / kind / f"memory-{index:05}.md"
+        path.write_text(text, encoding="utf-8")
+        os.utime(path, (old, old))
+    target.write_text("---\nname: pelican staging database\ndescription: the staging database is called pelican and lives in eu-west\ntype: project\n---\n\nAsk the platform team for access.\n", encoding="utf-8")
+    os.utime(target, (old, old))
+    return target
+
+
+def _ms(start: float) -> float:
+    return (time.perf_counter() - start) * 1000
+
+
+def main(argv: list[str]) -> int:
+    count = int(argv[0]) if argv else 50_000
+    with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
+        os.environ["AGENTCTX_HOME"] = str(Path(tmp) / "home")
+        from app.context.memory.kinds import MemoryScope
+        from app.context.memory.ranking import _indexes
+        from app.context.memory.recall import plan_recall
+        from app.context.memory.scan import cache_file, clear_scan_cache, scan_scope, wait_for_cache_saves
+
+        root = Path(tmp) / "memory"
+        started = time.perf_counter()
+        target = _write(root, count)
+        print(f"{count:,} memory files written in {_ms(started) / 1000:.1f} s; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
+        query = "what is the staging database called?"
+
+        started = time.perf_counter()
+        entries = scan_scope(root, MemoryScope.PROJECT)
+        cold = _ms(started)
+        assert len(entries) == count, f"listed {len(entries)} of {count}"
+        wait_for_cache_saves(120)
+        size = cache_file(os.path.realpath(root), MemoryScope.PROJECT).stat().st_size
+
+        clear_scan_cache()
+        _indexes.clear()
+        started = time.perf_counter()
+        entries = scan_scope(root, MemoryScope.PROJECT)
+        from_cache = _ms(started)
+        started = time.perf_counter()
+        plan = plan_recall(query, entries)
+        first_recall = _ms(started)
+        assert plan.relevant and plan.relevant[0].path == target, [e.rel_path for e in plan.relevant[:3]]
+
+        warm = []
+        for _ in range(7):
+            started = time.perf_counter()
+            plan = plan_recall(query, scan_scope(root, MemoryScope.PROJECT))
+            warm.append(_ms(started))
+        assert plan.relevant[0].path == target
+
+        edited = root / "feedback" / "memory-00001.md"
+        edited.write_text(edited.read_text(encoding="utf-8") + "- the pelican database needs a VPN\n", encoding="utf-8")
+        started = time.perf_counter()
+        plan = plan_recall(query, scan_scope(root, MemoryScope.PROJECT))
+        after_edit = _ms(started)
+        assert plan.relevant[0].path == target
+
+        print(f"cold listing (every file parsed):            {cold:8.0f} ms")
+        print(f"new process, listing from the cache file:    {from_cache:8.0f} ms  (cache file {size / 1e6:.1f} MB)")
+        print(f"  its first recall (BM25F index built):      {first_recall:8.0f} ms")
+        print(f"warm turn, listing + recall (median of 7):   {statistics.median(warm):8.0f} ms  (min {min(warm):.0f}, max {max(warm):.0f})")
+        print(f"after editing one memory, listing + recall:  {after_edit:8.0f} ms")
+        wait_for_cache_saves(120)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,101 @@
+"""``make eval-recall``: Hit@1, Hit@5, MRR and unrelated recalls for each ranker on our own recall set.
+
+The set (bench/recall_set.py) is generated from templates of the four memory
+kinds; each ranker sees the same memories as MemoryEntry objects. "Recalled"
+is what recall would put in the request (at most five, after the ranker's own
+cut-off): Hit@k asks whether the right memory is among the first k recalled,
+MRR uses its rank there (0 when not recalled), and for the unrelated questions
+the table counts how many memories they recall and how often they recall none.
+
+Rankers: the heuristic the app used before (kept in bench/recall_heuristic.py
+for this comparison only) and BM25F (app/context/memory/ranking.py).
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable, Sequence
+from datetime import UTC, datetime
+from pathlib import Path
+
+from app.context.memory.document import parse_memory_text
+from app.context.memory.entry import MemoryEntry
+from app.context.memory.kinds import MemoryScope
+from app.context.memory.ranking import Bm25fIndex, rank, relevant
+from app.context.memory.terms import query_terms
+from bench.recall_heuristic import query_tokens, rank_memories
+from bench.recall_set import NOW, Memory, Question, build
+
+LIMIT = 5
+Ranker = Callable[[str, Sequence[MemoryEntry]], list[MemoryEntry]]
+
+
+def to_entries(memories: Sequence[Memory]) -> list[MemoryEntry]:
+    entries = []
+    for index, memory in enumerate(memories):
+        text = f"---\nname: {memory.title}\ndescription: {memory.description}\ntype: {memory.kind}\n---\n\n{memory.body}\n"
+        rel = f"{memory.key}.md"
+        # File clocks spread over a year, so a ranker that breaks ties by them shows it.
+        mtime = NOW - (index * 7919 % 365) * 86_400
+        entries.append(MemoryEntry(MemoryScope.PROJECT, Path("/eval/project") / rel, rel, parse_memory_text(text), mtime, len(text)))
+    return entries
+
+
+def heuristic(query: str, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+    return [s.entry for s in rank_memories(query_tokens(query), entries) if s.score > 0][:LIMIT]
+
+
+def bm25f_ranker() -> Ranker:
+    index = Bm25fIndex()
+
+    def ranker(query: str, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+        return [r.entry for r in relevant(rank(query_terms(query, NOW), entries, index=index))][:LIMIT]
+
+    return ranker
+
+
+def evaluate(ranker: Ranker, entries: Sequence[MemoryEntry], questions: Sequence[Question]) -> dict[str, float]:
+    key_of = {id(e): e.rel_path.removesuffix(".md") for e in entries}
+    hit1 = hit5 = rr = 0.0
+    answerable = [q for q in questions if q.target is not None]
+    unrelated = [q for q in questions if q.target is None]
+    by_tag: dict[str, list[float]] = {}
+    for question in answerable:
+        keys = [key_of[id(e)] for e in ranker(question.text, entries)]
+        rank_of = keys.index(question.target) + 1 if question.target in keys else 0
+        hit1 += rank_of == 1
+        hit5 += 0 < rank_of <= 5
+        rr += 1 / rank_of if rank_of else 0
+        by_tag.setdefault(question.tag, []).append(float(0 < rank_of <= 5))
+    recalled = [len(ranker(q.text, entries)) for q in unrelated]
+    result = {
+        "hit1": hit1 / len(answerable),
+        "hit5": hit5 / len(answerable),
+        "mrr": rr / len(answerable),
+        "unrelated_avg": sum(recalled) / len(recalled),
+        "unrelated_none": sum(1 for n in recalled if n == 0) / len(recalled),
+    }
+    result.update({f"hit5_{tag}": sum(v) / len(v) for tag, v in by_tag.items()})
+    return result
+
+
+def main(argv: Sequence[str] = ()) -> int:
+    memories, questions = build()
+    entries = to_entries(memories)
+    answerable = sum(1 for q in questions if q.target)
+    print(f"Recall set: {len(memories)} memories, {len(questions)} questions ({answerable} answerable, {len(questions) - answerable} unrelated); {datetime.now(UTC):%Y-%m-%d}")
+    rankers: list[tuple[str, Ranker]] = [("old heuristic", heuristic), ("BM25F", bm25f_ranker())]
+    rows = [(name, evaluate(ranker, entries, questions)) for name, ranker in rankers]
+    tags = sorted({k.removeprefix("hit5_") for _, r in rows for k in r if k.startswith("hit5_")})
+    header = f"| {'ranker':<13} | Hit@1 | Hit@5 |  MRR  | unrelated: memories recalled (avg) | unrelated: recall nothing |"
+    print(header)
+    print("|" + "|".join("-" * (len(cell)) for cell in header.split("|")[1:-1]) + "|")
+    for name, r in rows:
+        print(f"| {name:<13} | {r['hit1']:.3f} | {r['hit5']:.3f} | {r['mrr']:.3f} | {r['unrelated_avg']:>34.2f} | {r['unrelated_none']:>24.0%} |")
+    print()
+    print("Hit@5 by question kind: " + "; ".join(f"{tag}: " + ", ".join(f"{name} {r.get('hit5_' + tag, 0):.2f}" for name, r in rows) for tag in tags))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
