@@ -168,6 +168,9 @@ def main() -> None:
     sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
     sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     sock.bind(("127.0.0.1", 0))
+    # Listening before the port is told: a client that connects while uvicorn is still starting
+    # waits in the backlog instead of being refused (it was, on a loaded machine).
+    sock.listen(64)
     print(f"PORT {sock.getsockname()[1]}", flush=True)
     app = server.sse_app() if args.sse else server.streamable_http_app()
     if args.require_token:
