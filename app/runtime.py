@@ -287,6 +287,9 @@ def model_provider(settings: Settings) -> Provider:
         api_key=model.api_key,
         connect_timeout=model.connect_timeout,
         read_timeout=model.read_timeout,
+        request_timeout=model.request_timeout,
+        max_line_bytes=model.max_line_bytes,
+        max_answer_chars=model.max_answer_chars,
         max_output_tokens=model.max_output_tokens,
         temperature=model.temperature,
     )

@@ -39,7 +39,7 @@ from app.core.events import (
 from app.core.history import Message, ToolCall, Usage, close_dangling_tool_calls
 from app.core.images import ImagePart
 from app.core.llm.assembly import ReplyAssembler
-from app.core.llm.errors import LLMError
+from app.core.llm.errors import LLMError, interrupted_answer
 from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
@@ -293,6 +293,10 @@ class Agent(CompactionSteps):
                 if reply.usage is not None:
                     turn_usage = turn_usage + reply.usage
                 emit(UsageUpdated(last=reply.usage or Usage(), turn_total=turn_usage, context_window=self.context_window))
+                if reply.interrupted:
+                    # Half an answer is not an answer: kept and shown as interrupted, never acted on.
+                    emit(TurnFailed(turn_id=turn_id, message=interrupted_answer(self.provider.base_url), error_kind="interrupted"))
+                    return
                 if not reply.message.tool_calls:
                     if reply.finish_reason == "length":
                         emit(Notice(level="warning", text="The answer was cut off: the model reached its output token limit."))
@@ -368,11 +372,18 @@ class Agent(CompactionSteps):
                 emit(Retrying(attempt=piece.attempt, max_attempts=piece.max_attempts, delay=piece.delay, reason=piece.reason))
                 continue
             assembler.add(piece)
-        reply = Completion(message=assembler.message(), usage=assembler.usage, finish_reason=assembler.finish_reason)
+        reply = Completion(
+            message=assembler.message(), usage=assembler.usage, finish_reason=assembler.finish_reason, interrupted=assembler.interrupted
+        )
+        if reply.interrupted:
+            # Tool calls of an unfinished answer may be cut anywhere: only the text is kept.
+            reply.message.tool_calls = []
         # Committed: a later cancel must not record this text a second time as a partial reply.
         assembler.reset()
         self.history.append(reply.message)
         self._record(reply.message, usage=reply.usage)
+        if reply.interrupted:
+            self._record_system("answer_interrupted", {"chars": len(reply.message.content)})
         if reply.usage is not None:
             self.last_usage = reply.usage
         self.last_response_at = time.time()
