@@ -44,6 +44,7 @@ from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
 from app.core.session.records import SUBTYPE_NOTIFICATION
+from app.core.tools.arguments import invalid_characters
 from app.core.tools.base import Tool, ToolContext, ToolResult
 from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
@@ -394,6 +395,17 @@ class Agent(CompactionSteps):
         return reply
 
     async def _run_tool_call(self, call: ToolCall, emit: Callable[[object], None]) -> None:
+        try:
+            await self._tool_call(call, emit)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            # A failing guard, hook or permission check ends this call in words the model reads, not the turn.
+            if not any(m.role == "tool" and m.tool_call_id == call.id for m in self.history[-1:]):
+                text = f"Error: this {call.name} call could not be checked or run ({type(exc).__name__}: {exc}). The turn goes on."
+                self._finish_tool(call, text, "error", f"{call.name} · internal error", emit)
+
+    async def _tool_call(self, call: ToolCall, emit: Callable[[object], None]) -> None:
         tool = self.tools.get(call.name)
         if tool is None:
             available = ", ".join(self.tools.names())
@@ -405,6 +417,10 @@ class Agent(CompactionSteps):
             self._finish_tool(call, f"Error: {exc}. Call the tool again with valid JSON arguments.", "error", "invalid arguments", emit)
             return
         summary = _safe(lambda: tool.summarize(args), call.name)
+        invalid = invalid_characters(args) if isinstance(args, dict) else None
+        if invalid:
+            self._finish_tool(call, f"Error: {invalid}.", "error", f"{summary} · invalid characters", emit)
+            return
         for guard in self.tool_guards:
             refusal = guard(call, tool, args)
             if refusal:

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.tools.errors import ToolError
-from app.core.tools.filesystem import SKIPPED_DIRS, decode_utf8
+from app.core.tools.filesystem import SKIPPED_DIRS, decode_utf8, read_regular_file
 from app.fsutil import atomic_write_text
 
 
@@ -115,7 +115,7 @@ class OverlayFileSystem:
         if shadow.is_file():
             return shadow.read_bytes()
         self._note(real)
-        return real.read_bytes()
+        return read_regular_file(real)
 
     def read_text(self, path: Path) -> str:
         return decode_utf8(self.read_bytes(path), str(path))
