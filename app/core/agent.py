@@ -165,6 +165,9 @@ class Agent(CompactionSteps):
         self._skip_auto = False
         self._pause_noticed = False
         self._task: asyncio.Task[None] | None = None
+        # The emit of the running turn, and the record problem already told (said once until writes work again).
+        self._emit: Callable[[object], None] | None = None
+        self._record_problem = ""
 
     @property
     def busy(self) -> bool:
@@ -226,6 +229,8 @@ class Agent(CompactionSteps):
         def emit(event: object) -> None:
             self._record_notification(event)
             queue.put_nowait(event)
+
+        self._emit = emit
 
         async def guarded() -> None:
             try:
@@ -501,7 +506,21 @@ class Agent(CompactionSteps):
     def _record(self, message: Message, *, usage: Usage | None = None, durable: bool = False) -> None:
         if self.recorder is not None:
             model = self.provider.model if message.role == "assistant" else None
-            self.recorder.append_message(message, usage=usage, model=model, durable=durable)
+            try:
+                self.recorder.append_message(message, usage=usage, model=model, durable=durable)
+            except OSError as exc:
+                self._record_failed(exc)
+                return
+            self._record_problem = ""
+
+    def _record_failed(self, exc: OSError) -> None:
+        """A record that cannot be written is said once (until a write works again); the turn goes on."""
+        text = str(exc) if type(exc).__name__ == "RecordWriteError" else f"Could not save the session record: {exc}"
+        if self._record_problem:
+            return
+        self._record_problem = text
+        if self._emit is not None:
+            self._emit(Notice(level="error", text=text))
 
     def _record_notification(self, event: object) -> None:
         """Errors and warnings the person is shown during a turn go into the record too."""
@@ -518,7 +537,10 @@ class Agent(CompactionSteps):
 
     def _record_system(self, subtype: str, payload: dict) -> None:
         if self.recorder is not None:
-            self.recorder.append_system(subtype, payload)
+            try:
+                self.recorder.append_system(subtype, payload)
+            except OSError as exc:
+                self._record_failed(exc)
 
 
 def _safe(build: Callable[[], str], fallback: str) -> str:
