@@ -200,6 +200,20 @@ class OverlayFileSystem:
             result.append(OverlayChange(real, "delete"))
         return result
 
+    def diff_text(self) -> str:
+        """Every change as a unified diff against the real files, paths relative to the workspace."""
+        parts: list[str] = []
+        for real in sorted(self.written):
+            name = real.relative_to(self.root).as_posix()
+            new = self._shadow_of(real).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+            existed = self.seen.get(real) not in (None, "<dir>")
+            old = real.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True) if existed else []
+            before = f"a/{name}" if existed else "/dev/null"
+            parts.extend(line if line.endswith("\n") else line + "\n" for line in difflib.unified_diff(old, new, before, f"b/{name}"))
+        for real in sorted(self.tombstones):
+            parts.append(f"deleted: {real.relative_to(self.root).as_posix()}\n")
+        return "".join(parts)
+
     def conflicts(self) -> list[Path]:
         """Real files that are no longer what the speculation saw: those it changes, and those it only
         read (its edits and its answer rest on what they said then)."""
