@@ -42,6 +42,9 @@ def load_httpx2() -> Any:
         sys.modules["importlib.metadata"] = stand_in
         try:
             import httpx2
+
+            # httpx2 imports httpcore2 (which reads its version too) only when the first client is made.
+            import httpcore2  # noqa: F401
         finally:
             if sys.modules.get("importlib.metadata") is stand_in:
                 del sys.modules["importlib.metadata"]
