@@ -239,7 +239,11 @@ class OpenAICompatProvider:
         if timeout is not None:
             options["timeout"] = timeout
         try:
-            response = await client.post(self._url, **options)
+            # The overall deadline holds here too: a server dripping its answer never resets it.
+            async with asyncio.timeout(self.request_timeout):
+                response = await client.post(self._url, **options)
+        except TimeoutError:
+            raise errors.past_deadline(self.base_url, self.request_timeout) from None
         except Exception as exc:
             raise self._error(exc) from None
         if response.status_code >= 400:
