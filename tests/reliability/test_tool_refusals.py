@@ -141,3 +141,16 @@ async def test_a_failing_tool_guard_is_a_tool_result_and_the_turn_goes_on(fake_l
     assert finished.status == "error" and "ValueError: embedded null byte" in finished.output
     sent = fake_llm.requests[1].messages[-1]
     assert sent["role"] == "tool" and "could not be checked or run" in sent["content"], "the model sees the failure"
+
+
+async def test_a_search_passes_over_a_fifo_and_finds_the_rest(fake_llm: FakeOpenAIServer, repo: Path) -> None:
+    os.mkfifo(repo / "pipe")
+    (repo / "notes.md").write_text("the needle is here\n", encoding="utf-8")
+    attach(fake_llm).add("main", Reply.tool_calls([("c1", "grep_search", {"pattern": "needle"})]), Reply.text("Found."))
+    runtime = _runtime(fake_llm.base_url, repo)
+    try:
+        events = await asyncio.wait_for(turn(runtime, "find the needle"), HANG)
+        [finished] = of_type(events, ToolCallFinished)
+        assert finished.status == "ok" and "notes.md" in finished.output
+    finally:
+        await runtime.aclose()
