@@ -26,7 +26,7 @@ from app.core.llm.retry import RetryPolicy
 from app.paths import Paths
 from app.runtime import Runtime, build_runtime
 from tests.fakes.openai_server import FakeOpenAIServer, Reply, Wire
-from tests.reliability.helpers import Script, attach, bytes_lost, of_type, record_rows, recorded_prompts, settings_for, turn
+from tests.reliability.helpers import attach, bytes_lost, of_type, record_rows, recorded_prompts, settings_for, turn
 from tests.reliability.report import BYTES_LOST
 
 ROOT = Path(__file__).resolve().parents[2]
