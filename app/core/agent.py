@@ -43,6 +43,7 @@ from app.core.llm.errors import LLMError, interrupted_answer
 from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
+from app.core.session.recorder import RecordWriteError
 from app.core.session.records import SUBTYPE_NOTIFICATION
 from app.core.tools.arguments import invalid_characters
 from app.core.tools.base import Tool, ToolContext, ToolResult
@@ -515,7 +516,7 @@ class Agent(CompactionSteps):
 
     def _record_failed(self, exc: OSError) -> None:
         """A record that cannot be written is said once (until a write works again); the turn goes on."""
-        text = str(exc) if type(exc).__name__ == "RecordWriteError" else f"Could not save the session record: {exc}"
+        text = str(exc) if isinstance(exc, RecordWriteError) else f"Could not save the session record: {exc}"
         if self._record_problem:
             return
         self._record_problem = text
