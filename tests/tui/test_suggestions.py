@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.tui.screens.approval import ApprovalScreen
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.tui.helpers import SIZE, make_app, make_settings, notifications, ready, record_lines, send, type_text, wait_until
+from tests.tui.helpers import SIZE, entry_views, make_app, make_settings, notifications, ready, record_lines, send, type_text, wait_until
 
 EDIT = {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"}
 
@@ -169,3 +169,18 @@ def test_prepared_suggestion_snapshot(snap_compare, fake_llm: FakeOpenAIServer, 
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
+
+
+async def test_an_interrupted_answer_is_never_the_basis_for_a_suggestion(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    """A stream that ends mid-answer (no finish reason, no [DONE]) is shown as interrupted and nothing is suggested from it."""
+    cut = Reply.sse(Reply.chunk({"role": "assistant", "content": ""}), Reply.chunk({"content": "It greets, but"}), done=False)
+    fake_llm.push(cut, Reply.text("fix the typo"))
+    app = _app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what does app.py do?")
+        await pilot.pause(0.3)
+        assert any("The answer was interrupted" in str(view.render()) for view in entry_views(app)), "marked as interrupted on screen"
+        assert len(fake_llm.requests) == 1, "no suggestion query was sent"
+        assert app.prompt.follow_up == "" and app._speculation is None
+        assert app.runtime.agent.history[-1].content == "It greets, but", "what arrived is kept"
