@@ -53,6 +53,14 @@ def _read_piped_stdin() -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
+    """Every subcommand and headless turn writes through inert streams: nothing a model or a file says drives the terminal."""
+    from app.inert import inert_output
+
+    with inert_output():
+        return _main(argv)
+
+
+def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sessions":
         from app.sessions_cli import sessions_command
@@ -115,6 +123,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     from app.tui.app import run_tui
 
+    # The TUI draws its own screen, already inert, on the real streams.
+    sys.stdout, sys.stderr = getattr(sys.stdout, "inner", sys.stdout), getattr(sys.stderr, "inner", sys.stderr)
     return run_tui(settings=settings, paths=paths, resume=args.resume, continue_latest=args.continue_latest)
 
 

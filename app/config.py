@@ -42,8 +42,15 @@ class ModelSettings:
     max_output_tokens: int | None = None
     temperature: float | None = None
     connect_timeout: float = 10.0
-    # Longest silence tolerated between two chunks of a streamed reply.
+    # Longest wait for the next complete piece of a streamed answer (text, reasoning or a tool-call
+    # fragment); keep-alive comments and bytes dripped without completing an event do not count.
     read_timeout: float = 120.0
+    # Longest one request may take from sending to its last piece, however steadily it streams.
+    request_timeout: float = 1800.0
+    # Largest single line (or event) of the event stream, and largest answer (text, reasoning and
+    # tool-call arguments together): past either the stream is closed and the person told.
+    max_line_bytes: int = 1_000_000
+    max_answer_chars: int = 4_000_000
     max_retries: int = 4
     max_retry_seconds: float = 60.0
     # Whether the model takes images (read_file sends them); unset: known from the model's name.

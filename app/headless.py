@@ -3,6 +3,10 @@
 Output formats: ``text`` streams the answer; ``json`` prints one object at the
 end; ``stream-json`` prints every core event as one JSON line. Exit codes: 0 the
 turn finished, 1 the model or a tool failed it (message on stderr).
+
+Nothing the model or a file says can drive the terminal: in text output the
+answer and every stderr line go through ``inert_stream_text`` (control characters
+shown, not obeyed); JSON output escapes them in its strings.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from app.core.events import (
     TurnFailed,
     TurnFinished,
 )
+from app.inert import inert_stream_text as shown
 from app.project_layer import ignored_notice
 from app.runtime import Runtime
 
@@ -38,17 +43,18 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
     started = time.monotonic()
     tool_calls: list[dict[str, Any]] = []
     final: Event | None = None
+    printed: list[str] = []  # the last text written to stdout, to end the answer with a line break
     if output_format == "stream-json":
         _line(out, {"type": "session", "session_id": runtime.session_id, "model": runtime.model_label})
     for warning in runtime.warnings:
-        print(f"warning: {warning}", file=err)
+        print(shown(f"warning: {warning}"), file=err)
     ignored = runtime.untrusted_changes()
     if ignored:  # one line: what this untrusted folder's project layer would have changed, and how to apply it
-        print(f"warning: {ignored_notice(ignored)}", file=err)
+        print(shown(f"warning: {ignored_notice(ignored)}"), file=err)
     for problem in await runtime.start_session("resume" if runtime.resumed_messages else "startup"):
-        print(f"warning: {problem}", file=err)
+        print(shown(f"warning: {problem}"), file=err)
     for problem in await _mcp_ready(runtime):
-        print(f"warning: {problem}", file=err)
+        print(shown(f"warning: {problem}"), file=err)
     if runtime.mcp is not None:
         from app.mcp.connection import NotConnected
         from app.mcp.mentions import MentionError, expand_mcp
@@ -56,10 +62,10 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
         try:
             prompt, problems = await expand_mcp(runtime.mcp, prompt)
         except (MentionError, NotConnected) as exc:
-            print(f"error: {exc}", file=err)
+            print(shown(f"error: {exc}"), file=err)
             return EXIT_USAGE
         for problem in problems:
-            print(f"warning: {problem}", file=err)
+            print(shown(f"warning: {problem}"), file=err)
     async for event in agent.run(prompt):
         if isinstance(event, ApprovalNeeded) and event.future is not None and not event.future.done():
             event.future.cancel()  # never happens non-interactively; guard against a hang all the same
@@ -73,15 +79,19 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
             _line(out, event.to_json())
         elif output_format == "text":
             _print_text_event(event, out, err)
+            if isinstance(event, TextDelta) and event.text:
+                printed[:] = [event.text]
+            elif isinstance(event, StreamReset):
+                printed[:] = ["\n"]
     duration_ms = int((time.monotonic() - started) * 1000)
     if output_format == "json":
         _line(out, _result_object(runtime, final, tool_calls, duration_ms))
-    elif output_format == "text" and isinstance(final, TurnFinished):
-        if final.result and not final.result.endswith("\n"):
+    elif output_format == "text" and isinstance(final, (TurnFinished, TurnFailed)):
+        if printed and not printed[-1].endswith("\n"):
             out.write("\n")
         out.flush()
     if isinstance(final, TurnFailed):
-        print(f"error: {final.message}", file=err)
+        print(shown(f"error: {final.message}"), file=err)
         return EXIT_FAILED
     if not isinstance(final, TurnFinished):
         print("error: the turn did not finish", file=err)
@@ -107,19 +117,19 @@ async def _mcp_ready(runtime: Runtime) -> list[str]:
 
 def _print_text_event(event: Event, out: IO[str], err: IO[str]) -> None:
     if isinstance(event, TextDelta):
-        out.write(event.text)
+        out.write(shown(event.text))
         out.flush()
     elif isinstance(event, StreamReset):
         out.write("\n")
         print("warning: the stream broke; the answer restarts below", file=err)
     elif isinstance(event, Retrying):
-        print(f"warning: {event.reason} Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts}).", file=err)
+        print(shown(f"warning: {event.reason} Retrying in {event.delay:.1f} s (attempt {event.attempt} of {event.max_attempts})."), file=err)
     elif isinstance(event, Notice) and event.level in ("warning", "error"):
-        print(f"{event.level}: {event.text}", file=err)
+        print(shown(f"{event.level}: {event.text}"), file=err)
     elif isinstance(event, ToolCallFinished):
-        print(f"[{event.status}] {event.summary}", file=err)
+        print(shown(f"[{event.status}] {event.summary}"), file=err)
     elif isinstance(event, CompactionFinished) and not event.ok:
-        print(f"warning: {event.message}", file=err)
+        print(shown(f"warning: {event.message}"), file=err)
 
 
 def _result_object(runtime: Runtime, final: Event | None, tool_calls: list[dict[str, Any]], duration_ms: int) -> dict[str, Any]:
@@ -165,7 +175,7 @@ def run(runtime: Runtime, prompt: str, output_format: str) -> int:
             await runtime.aclose(drain_seconds=drain)
             if drain:
                 task = runtime.memory.extraction
-                print(f"memory: extraction {task.state}{f' ({task.detail})' if task.detail else ''}", file=sys.stderr)
+                print(shown(f"memory: extraction {task.state}{f' ({task.detail})' if task.detail else ''}"), file=sys.stderr)
 
     try:
         return asyncio.run(run_and_close())

@@ -378,6 +378,9 @@ def model_provider(settings: Settings) -> Provider:
         api_key=model.api_key,
         connect_timeout=model.connect_timeout,
         read_timeout=model.read_timeout,
+        request_timeout=model.request_timeout,
+        max_line_bytes=model.max_line_bytes,
+        max_answer_chars=model.max_answer_chars,
         # Every request carries max_tokens; the conversation's own requests cap it by what the window leaves.
         max_output_tokens=output_token_limit(context_window_for(model.name, model.context_window), model.max_output_tokens),
         temperature=model.temperature,

@@ -39,12 +39,14 @@ from app.core.events import (
 from app.core.history import Message, ToolCall, Usage, close_dangling_tool_calls
 from app.core.images import ImagePart
 from app.core.llm.assembly import ReplyAssembler
-from app.core.llm.errors import LLMError
+from app.core.llm.errors import LLMError, interrupted_answer
 from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
+from app.core.session.recorder import RecordWriteError
 from app.core.session.records import SUBTYPE_NOTIFICATION
 from app.core.tools.agent_controls import REASON as CONTROLS_REASON
+from app.core.tools.arguments import invalid_characters
 from app.core.tools.base import Tool, ToolContext, ToolResult
 from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
@@ -179,6 +181,9 @@ class Agent(CompactionSteps):
         self._skip_auto = False
         self._pause_noticed = False
         self._task: asyncio.Task[None] | None = None
+        # The emit of the running turn, and the record problem already told (said once until writes work again).
+        self._emit: Callable[[object], None] | None = None
+        self._record_problem = ""
 
     @property
     def busy(self) -> bool:
@@ -257,6 +262,8 @@ class Agent(CompactionSteps):
             self._record_notification(event)
             queue.put_nowait(event)
 
+        self._emit = emit
+
         async def guarded() -> None:
             try:
                 await work(emit)
@@ -329,6 +336,10 @@ class Agent(CompactionSteps):
                 if reply.usage is not None:
                     turn_usage = turn_usage + reply.usage
                 emit(UsageUpdated(last=reply.usage or Usage(), turn_total=turn_usage, context_window=self.context_window))
+                if reply.interrupted:
+                    # Half an answer is not an answer: kept and shown as interrupted, never acted on.
+                    emit(TurnFailed(turn_id=turn_id, message=interrupted_answer(self.provider.base_url), error_kind="interrupted"))
+                    return
                 if not reply.message.tool_calls:
                     if reply.finish_reason == "length":
                         emit(Notice(level="warning", text="The answer was cut off: the model reached its output token limit."))
@@ -404,11 +415,18 @@ class Agent(CompactionSteps):
                 emit(Retrying(attempt=piece.attempt, max_attempts=piece.max_attempts, delay=piece.delay, reason=piece.reason))
                 continue
             assembler.add(piece)
-        reply = Completion(message=assembler.message(), usage=assembler.usage, finish_reason=assembler.finish_reason)
+        reply = Completion(
+            message=assembler.message(), usage=assembler.usage, finish_reason=assembler.finish_reason, interrupted=assembler.interrupted
+        )
+        if reply.interrupted:
+            # Tool calls of an unfinished answer may be cut anywhere: only the text is kept.
+            reply.message.tool_calls = []
         # Committed: a later cancel must not record this text a second time as a partial reply.
         assembler.reset()
         self.history.append(reply.message)
         self._record(reply.message, usage=reply.usage)
+        if reply.interrupted:
+            self._record_system("answer_interrupted", {"chars": len(reply.message.content)})
         if reply.usage is not None:
             self.last_usage = reply.usage
         self.last_response_at = time.time()
@@ -419,6 +437,17 @@ class Agent(CompactionSteps):
         return reply
 
     async def _run_tool_call(self, call: ToolCall, emit: Callable[[object], None]) -> None:
+        try:
+            await self._tool_call(call, emit)
+        except asyncio.CancelledError:
+            raise
+        except Exception as exc:
+            # A failing guard, hook or permission check ends this call in words the model reads, not the turn.
+            if not any(m.role == "tool" and m.tool_call_id == call.id for m in self.history[-1:]):
+                text = f"Error: this {call.name} call could not be checked or run ({type(exc).__name__}: {exc}). The turn goes on."
+                self._finish_tool(call, text, "error", f"{call.name} · internal error", emit)
+
+    async def _tool_call(self, call: ToolCall, emit: Callable[[object], None]) -> None:
         tool = self.tools.get(call.name)
         if tool is None:
             available = ", ".join(self.tools.names())
@@ -430,6 +459,10 @@ class Agent(CompactionSteps):
             self._finish_tool(call, f"Error: {exc}. Call the tool again with valid JSON arguments.", "error", "invalid arguments", emit)
             return
         summary = _safe(lambda: tool.summarize(args), call.name)
+        invalid = invalid_characters(args) if isinstance(args, dict) else None
+        if invalid:
+            self._finish_tool(call, f"Error: {invalid}.", "error", f"{summary} · invalid characters", emit)
+            return
         for guard in self.tool_guards:
             refusal = guard(call, tool, args)
             if refusal:
@@ -511,7 +544,21 @@ class Agent(CompactionSteps):
     def _record(self, message: Message, *, usage: Usage | None = None, durable: bool = False) -> None:
         if self.recorder is not None:
             model = self.provider.model if message.role == "assistant" else None
-            self.recorder.append_message(message, usage=usage, model=model, durable=durable)
+            try:
+                self.recorder.append_message(message, usage=usage, model=model, durable=durable)
+            except OSError as exc:
+                self._record_failed(exc)
+                return
+            self._record_problem = ""
+
+    def _record_failed(self, exc: OSError) -> None:
+        """A record that cannot be written is said once (until a write works again); the turn goes on."""
+        text = str(exc) if isinstance(exc, RecordWriteError) else f"Could not save the session record: {exc}"
+        if self._record_problem:
+            return
+        self._record_problem = text
+        if self._emit is not None:
+            self._emit(Notice(level="error", text=text))
 
     def _record_notification(self, event: object) -> None:
         """Errors and warnings the person is shown during a turn go into the record too."""
@@ -528,7 +575,10 @@ class Agent(CompactionSteps):
 
     def _record_system(self, subtype: str, payload: dict) -> None:
         if self.recorder is not None:
-            self.recorder.append_system(subtype, payload)
+            try:
+                self.recorder.append_system(subtype, payload)
+            except OSError as exc:
+                self._record_failed(exc)
 
 
 _T = TypeVar("_T")

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from app.core.tools.errors import ToolError
-from app.core.tools.filesystem import SKIPPED_DIRS, decode_utf8
+from app.core.tools.filesystem import SKIPPED_DIRS, decode_utf8, read_regular_file
 from app.fsutil import atomic_write_text
 
 
@@ -115,7 +115,7 @@ class OverlayFileSystem:
         if shadow.is_file():
             return shadow.read_bytes()
         self._note(real)
-        return real.read_bytes()
+        return read_regular_file(real)
 
     def read_text(self, path: Path) -> str:
         return decode_utf8(self.read_bytes(path), str(path))
@@ -199,6 +199,20 @@ class OverlayFileSystem:
         for real in sorted(self.tombstones):
             result.append(OverlayChange(real, "delete"))
         return result
+
+    def diff_text(self) -> str:
+        """Every change as a unified diff against the real files, paths relative to the workspace."""
+        parts: list[str] = []
+        for real in sorted(self.written):
+            name = real.relative_to(self.root).as_posix()
+            new = self._shadow_of(real).read_text(encoding="utf-8", errors="replace").splitlines(keepends=True)
+            existed = self.seen.get(real) not in (None, "<dir>")
+            old = real.read_text(encoding="utf-8", errors="replace").splitlines(keepends=True) if existed else []
+            before = f"a/{name}" if existed else "/dev/null"
+            parts.extend(line if line.endswith("\n") else line + "\n" for line in difflib.unified_diff(old, new, before, f"b/{name}"))
+        for real in sorted(self.tombstones):
+            parts.append(f"deleted: {real.relative_to(self.root).as_posix()}\n")
+        return "".join(parts)
 
     def conflicts(self) -> list[Path]:
         """Real files that are no longer what the speculation saw: those it changes, and those it only

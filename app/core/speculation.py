@@ -83,6 +83,8 @@ class _SpeculationPolicy:
 
     def __init__(self, base: Any) -> None:
         self.base = base
+        # Every call let through, so acceptance can ask the real policy about them again (see Speculation.to_approve).
+        self.calls: list[tuple[Tool, dict[str, Any]]] = []
 
     def decide(self, tool: Tool, args: dict[str, Any]) -> tuple[PermissionDecision, str]:
         decision, reason = self.base.decide(tool, args)
@@ -91,10 +93,18 @@ class _SpeculationPolicy:
         if tool.kind is ToolKind.EXTERNAL:
             # An MCP server acts outside the overlay: nothing it does could be thrown away.
             return PermissionDecision.DENY, "a speculative turn cannot call MCP tools (they act outside the copy-on-write overlay)"
+        self.calls.append((tool, args))
         return PermissionDecision.ALLOW, "speculation (copy-on-write)"
 
     def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[str]:
         return []
+
+
+def _summary(tool: Tool, args: dict[str, Any]) -> str:
+    try:
+        return tool.summarize(args)
+    except Exception:
+        return tool.name
 
 
 class _PreToolUseOnly:
@@ -203,6 +213,33 @@ class Speculation:
 
     def changes(self) -> list[OverlayChange]:
         return self.overlay.changes()
+
+    def to_approve(self) -> list[str]:
+        """The calls of the prepared turn that the approval mode would ask about if the turn ran now.
+
+        Asked of the real policy at acceptance, not when preparing: the mode (or a rule) may
+        have changed since. Only calls whose effect is in the overlay count; a read is a read.
+        """
+        if self._fork is None or not self.changes():
+            return []
+        policy: _SpeculationPolicy = self._fork.policy
+        asked = []
+        for tool, args in policy.calls:
+            decision, _ = policy.base.decide(tool, args)
+            if decision is not PermissionDecision.ALLOW:
+                asked.append(_summary(tool, args))
+        return asked
+
+    def approve_for_session(self) -> None:
+        """"Always" at acceptance: the same calls are allowed for the rest of the session, as in a normal turn."""
+        if self._fork is not None:
+            policy: _SpeculationPolicy = self._fork.policy
+            for tool, args in policy.calls:
+                policy.base.allow_for_session(tool, args)
+
+    def diff(self) -> str:
+        """What accepting would change in the workspace, as one unified diff (shown for approval)."""
+        return self.overlay.diff_text()
 
     async def wait(self) -> None:
         if self._task is not None:

@@ -216,7 +216,9 @@ class AgentctxApp(
     @work(thread=True, group="warm-up", exit_on_error=False)
     def _import_model_client(self) -> None:
         # The HTTP client takes a twentieth of a second to import: do it while the person types.
-        import httpx2  # noqa: F401
+        from app.core.llm.http_client import load_httpx2
+
+        load_httpx2()
 
     # -- sessions -------------------------------------------------------------------------------
 

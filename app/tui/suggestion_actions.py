@@ -139,6 +139,8 @@ class SuggestionActions:
                 speculation.abort()
             self._run_turn(suggestion)  # type: ignore[attr-defined]
             return
+        if not await self._approved(suggestion, speculation):
+            return
         try:
             messages = speculation.accept()
         except OverlayConflict as exc:
@@ -147,6 +149,32 @@ class SuggestionActions:
             self.prompt.load_text(suggestion)  # type: ignore[attr-defined]
             return
         await self._commit_speculation(suggestion, messages, speculation)
+
+    async def _approved(self, suggestion: str, speculation: Speculation) -> bool:
+        """In a mode that would ask for these changes if the turn ran now, the person sees the diff and answers (y, n, a)."""
+        import asyncio
+
+        from app.core.events import Decision
+        from app.tui.screens.approval import ApprovalScreen
+
+        calls = speculation.to_approve()
+        if not calls or speculation.overlay.conflicts():
+            return True  # nothing to ask, or nothing that could apply: accept() says which files changed
+        summary = "apply the prepared turn: " + "; ".join(calls[:3]) + (f" and {len(calls) - 3} more" if len(calls) > 3 else "")
+        answer: asyncio.Future[Decision] = asyncio.get_running_loop().create_future()
+        screen = ApprovalScreen(tool_name="suggested turn", summary=summary, detail=speculation.diff(), tool_kind="edit")
+        self.status.state = "waiting for approval"  # type: ignore[attr-defined]
+        self.push_screen(screen, lambda decision: answer.done() or answer.set_result(decision or Decision.REJECT))  # type: ignore[attr-defined]
+        decision = await answer
+        self.status.state = "idle"  # type: ignore[attr-defined]
+        if decision is Decision.REJECT:
+            speculation.abort()
+            self.prompt.load_text(suggestion)  # type: ignore[attr-defined]
+            self.notify("The suggested turn was not applied; its words are back in the prompt.")  # type: ignore[attr-defined]
+            return False
+        if decision is Decision.ALWAYS:
+            speculation.approve_for_session()
+        return True
 
     async def _commit_speculation(self, suggestion: str, messages: list, speculation: Speculation) -> None:  # type: ignore[type-arg]
         """The prepared turn joins the conversation and the record as if it had been sent."""

@@ -41,6 +41,7 @@ from typing import Any, Union
 
 __all__ = [
     "FakeOpenAIServer",
+    "Wire",
     "RecordedRequest",
     "Reply",
     "ToolCall",
@@ -144,7 +145,7 @@ ToolCallLike = Union[ToolCall, tuple[Union[str, None], str, Union[str, Sequence[
 class Reply:
     """What the server does with one chat request.  Build it with the classmethods."""
 
-    kind: str  # "completion" | "error" | "drop" | "stall" | "garbage" | "stream_error" | "sse"
+    kind: str  # "completion" | "error" | "drop" | "stall" | "garbage" | "stream_error" | "sse" | "wire"
     content: tuple[str, ...] = ()
     reasoning: tuple[str, ...] = ()
     calls: tuple[ToolCall, ...] = ()  # tool calls
@@ -160,6 +161,7 @@ class Reply:
     error_object: Mapping[str, Any] | None = None  # for stream_error
     events: tuple[Any, ...] = ()  # for sse: the data payloads, verbatim
     done: bool = True  # for sse: end with data: [DONE]
+    writer: Callable[[Wire], None] | None = None  # for wire: writes the whole response itself
 
     # -- normal replies -----------------------------------------------------------
 
@@ -293,6 +295,17 @@ class Reply:
         non-streaming request gets HTTP 500 (these are stream-only faults).
         """
         return cls(kind="sse", events=tuple(events), delay=delay, finish_reason=None, done=done)
+
+    @classmethod
+    def wire(cls, writer: Callable[[Wire], None]) -> Reply:
+        """``writer(wire)`` writes the raw response bytes itself, status line included.
+
+        For endpoints that misbehave below the event level: headers dripped a byte
+        at a time, keep-alive comments forever, one endless line, a body that ends
+        cleanly in the middle of an answer. ``wire.write`` raises ``_Aborted`` once
+        the client has gone or the server stops, so an endless writer ends.
+        """
+        return cls(kind="wire", writer=writer, finish_reason=None)
 
     @staticmethod
     def chunk(delta: Mapping[str, Any] | None = None, finish_reason: str | None = None, **extra: Any) -> dict[str, Any]:
@@ -515,6 +528,37 @@ class _Handler(BaseHTTPRequestHandler):
         self._send_error_json(404, f"fake OpenAI server: unknown path {self.command} {self.path}")
 
 
+class Wire:
+    """The raw socket of one response, for :meth:`Reply.wire` writers."""
+
+    def __init__(self, handler: _Handler, stop: threading.Event) -> None:
+        self._h = handler
+        self._stop = stop
+        self.bytes_written = 0
+
+    def write(self, data: bytes) -> None:
+        if self._stop.is_set():
+            raise _Aborted
+        try:
+            self._h.wfile.write(data)
+            self._h.wfile.flush()
+        except OSError:
+            raise _Aborted from None
+        self.bytes_written += len(data)
+
+    def sleep(self, seconds: float) -> None:
+        if self._stop.wait(seconds):
+            raise _Aborted
+
+    def headers(self, content_type: str = "text/event-stream") -> None:
+        """A 200 status line and headers for a body that runs until the connection closes."""
+        self.write(f"HTTP/1.1 200 OK\r\nContent-Type: {content_type}\r\nConnection: close\r\n\r\n".encode())
+
+    def event(self, payload: Any) -> None:
+        text = payload if isinstance(payload, str) else json.dumps(payload, ensure_ascii=False)
+        self.write(f"data: {text}\n\n".encode())
+
+
 class _Responder:
     """Renders one Reply onto one request."""
 
@@ -533,6 +577,11 @@ class _Responder:
 
     def run(self) -> None:
         r = self.reply
+        if r.kind == "wire":
+            assert r.writer is not None
+            self.h.close_connection = True
+            r.writer(Wire(self.h, self.stop))
+            return
         if r.kind == "error":
             data = r.body if isinstance(r.body, (bytes, str)) else json.dumps(r.body)
             raw = data.encode() if isinstance(data, str) else data

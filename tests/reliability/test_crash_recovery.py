@@ -115,6 +115,10 @@ async def test_killed_while_a_slow_shell_command_runs(fake_llm: FakeOpenAIServer
 
 async def test_killed_during_a_huge_write(fake_llm: FakeOpenAIServer, repo: Path, record_property) -> None:  # type: ignore[no-untyped-def]
     content = "0123456789abcdef" * (2 * 1024 * 1024)  # 32 MiB
+    # An answer this large is past the default caps on one event-stream line and one answer, by design.
+    settings_file = Paths.for_cwd(repo).user_settings_file
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    settings_file.write_text("model:\n  max_line_bytes: 64000000\n  max_answer_chars: 64000000\n", encoding="utf-8")
     script = attach(fake_llm).add("main", Reply.tool_calls([("w1", "write_file", {"path": "big.txt", "content": content})]))
     driver = Driver(fake_llm, repo, ["--prompt", "write the big file", "--yolo"]).start()
     wait_until(lambda: any(p.name.startswith(".big.txt.") for p in repo.iterdir()) or (repo / "big.txt").exists(), timeout=60, what="the write began")

@@ -355,3 +355,12 @@ def test_blocks_text_equality_over_a_mixed_tree(tree: Tree) -> None:
         result = tree.load(per_file_cap=caps[0], total_cap=caps[1])
         assert_blocks_make_text(result)
         assert sum(f.injected_chars for f in (*result.files, *result.rules)) <= caps[1]
+
+
+
+def test_a_binary_instruction_file_is_skipped_with_a_warning(tree: Tree) -> None:
+    """A QWEN.md that is really a binary (NUL bytes) is not sent as 20 K characters of bytes."""
+    write(tree.root / "QWEN.md", b"\x7fELF\x02\x01\x01\x00" + bytes(range(256)) * 80)
+    result = tree.load()
+    assert "ELF" not in result.text
+    assert result.problems == ["Skipped ../QWEN.md: a binary file (it contains NUL bytes), not instructions"]

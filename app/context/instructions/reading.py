@@ -15,6 +15,7 @@ from pathlib import Path
 # OpenClaw's MAX_WORKSPACE_BOOTSTRAP_FILE_BYTES: beyond this a file is not prose anyone wrote for the model.
 MAX_FILE_BYTES = 2 * 1024 * 1024
 _UTF8_BOM = b"\xef\xbb\xbf"
+_BINARY_SNIFF_BYTES = 8192
 _MISSING_ERRNOS = {errno.ENOENT, errno.ENOTDIR}
 _MESSAGES = {
     errno.EACCES: "Permission denied",
@@ -74,6 +75,9 @@ def read_text(path: Path, *, max_bytes: int = MAX_FILE_BYTES) -> FileText:
         return FileText(path, error=describe_os_error(exc))
     except ValueError:  # a NUL byte in the name (an @import is any text after an @)
         return FileText(path, error="The file name contains a NUL byte")
+    if b"\0" in data[:_BINARY_SNIFF_BYTES]:
+        # Git's heuristic: a NUL byte near the start means this is not text anyone wrote for the model.
+        return FileText(path, error="a binary file (it contains NUL bytes), not instructions", size=info.st_size)
     oversize = len(data) > max_bytes
     if oversize:
         data = _cut_at_char_boundary(data[:max_bytes])

@@ -6,7 +6,7 @@ import uuid
 from dataclasses import dataclass, field
 
 from app.core.history import Message, ToolCall, Usage
-from app.core.llm.types import FinishPiece, ReasoningPiece, StreamPiece, TextPiece, ToolCallPiece, UsagePiece
+from app.core.llm.types import FinishPiece, InterruptedPiece, ReasoningPiece, StreamPiece, TextPiece, ToolCallPiece, UsagePiece
 
 
 @dataclass
@@ -25,6 +25,7 @@ class ReplyAssembler:
     calls: dict[int, _PendingCall] = field(default_factory=dict)
     usage: Usage | None = None
     finish_reason: str | None = None
+    interrupted: bool = False
 
     def add(self, piece: StreamPiece) -> None:
         if isinstance(piece, TextPiece):
@@ -42,6 +43,8 @@ class ReplyAssembler:
             self.usage = piece.usage
         elif isinstance(piece, FinishPiece):
             self.finish_reason = piece.reason or self.finish_reason
+        elif isinstance(piece, InterruptedPiece):
+            self.interrupted = True
 
     def reset(self) -> None:
         """Forget a partial attempt (the stream is being retried)."""
@@ -50,6 +53,7 @@ class ReplyAssembler:
         self.calls.clear()
         self.usage = None
         self.finish_reason = None
+        self.interrupted = False
 
     @property
     def has_content(self) -> bool:

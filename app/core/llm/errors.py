@@ -21,7 +21,7 @@ class LLMError(Exception):
     """A failure talking to the model; ``message`` is what the person reads."""
 
     message: str
-    kind: str = "error"  # auth | not_found | rate_limit | server | timeout | connection | context_length | bad_request | bad_response | stream
+    kind: str = "error"  # auth | not_found | rate_limit | server | timeout | connection | context_length | bad_request | bad_response | stream | limit | interrupted
     status: int | None = None
     retryable: bool = False
     retry_after: float | None = None
@@ -140,11 +140,7 @@ def classify(exc: BaseException, *, base_url: str, model: str, read_timeout: flo
         return exc
     names = {cls.__name__ for cls in type(exc).__mro__}
     if names & {"ReadTimeout", "TimeoutException", "ConnectTimeout", "PoolTimeout", "WriteTimeout", "TimeoutError"}:
-        return LLMError(
-            f"The model endpoint at {base_url} went silent for more than {read_timeout:g} s.",
-            kind="timeout",
-            retryable=True,
-        )
+        return silence(base_url, read_timeout)
     dropped = names & {"RemoteProtocolError", "ReadError", "StreamError", "IncompleteRead", "ConnectionResetError"}
     if dropped or (mid_stream and names & {"TransportError", "ConnectionError", "OSError"}):
         return LLMError(
@@ -178,3 +174,59 @@ def _root_cause(exc: BaseException) -> str:
     if "name or service not known" in lowered or "nodename nor servname" in lowered or "getaddrinfo" in lowered:
         return "unknown host name"
     return text[:200]
+
+
+def silence(base_url: str, read_timeout: float) -> LLMError:
+    """No complete piece of the answer within ``model.read_timeout`` (comments and dripped bytes do not count)."""
+    return LLMError(
+        f"The model endpoint at {base_url} went silent for more than {read_timeout:g} s: no part of the answer "
+        "arrived in that time (keep-alive comments and half-sent events do not count). The limit is "
+        "model.read_timeout in settings.yaml.",
+        kind="timeout",
+        retryable=True,
+    )
+
+
+def past_deadline(base_url: str, request_timeout: float) -> LLMError:
+    """The whole request took longer than ``model.request_timeout``; retrying would take as long again."""
+    return LLMError(
+        f"The answer from the model endpoint at {base_url} took longer than {request_timeout:g} s, the limit "
+        "for one request; the stream was closed. Raise model.request_timeout in settings.yaml if answers "
+        "this long are expected.",
+        kind="limit",
+    )
+
+
+def line_too_long(base_url: str, limit: int) -> LLMError:
+    return LLMError(
+        f"The model endpoint at {base_url} sent one event-stream line longer than {limit:,} bytes; the stream "
+        "was closed. The limit is model.max_line_bytes in settings.yaml.",
+        kind="limit",
+    )
+
+
+def answer_too_long(base_url: str, limit: int) -> LLMError:
+    return LLMError(
+        f"The answer from the model endpoint at {base_url} grew past {limit:,} characters; the stream was "
+        "closed. The limit is model.max_answer_chars in settings.yaml.",
+        kind="limit",
+    )
+
+
+def interrupted_before_answer(base_url: str) -> LLMError:
+    """The stream ended cleanly but with no ``[DONE]``, no finish reason and nothing shown: worth another try."""
+    return LLMError(
+        f"The model endpoint at {base_url} ended the stream before sending any part of the answer "
+        "(no finish reason, no [DONE]).",
+        kind="interrupted",
+        retryable=True,
+    )
+
+
+def interrupted_answer(base_url: str) -> str:
+    """What the person reads when an answer stopped in the middle without saying it was finished."""
+    return (
+        f"The answer was interrupted: the model endpoint at {base_url} ended the stream in the middle of the "
+        "answer (no finish reason, no [DONE]). What arrived is kept, marked as interrupted; ask again to get "
+        "the whole answer."
+    )

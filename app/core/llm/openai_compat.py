@@ -4,6 +4,14 @@ One POST to ``<base_url>/chat/completions``; a streamed answer is read as server
 events, each a JSON chunk, until ``[DONE]``. Going without the openai SDK keeps about a
 quarter of a second of imports (its hundreds of API types) off every headless turn
 and off the TUI's first request; httpx2 itself is imported on first use.
+
+Every request has an end. Progress is a complete piece of the answer, so the wait for
+the next one (``read_timeout``) is timed here around each event rather than left to the
+socket's read timeout, which every keep-alive comment or dripped byte restarts; the
+whole request has a deadline (``request_timeout``); one line of the stream and the
+whole answer have caps. A stream that ends without ``[DONE]`` and without a finish
+reason did not finish: before any piece it is an error worth retrying, after some it
+ends with an ``InterruptedPiece``.
 """
 
 from __future__ import annotations
@@ -15,12 +23,14 @@ from typing import Any
 
 from app import __version__
 from app.core.history import Message, ToolCall, Usage
+from app.core.llm import errors
 from app.core.llm.errors import LLMError, classify, from_error_object, from_status
-from app.core.llm.sse import server_events
+from app.core.llm.sse import DEFAULT_MAX_LINE_BYTES, LineTooLong, bounded_lines, server_events
 from app.core.llm.types import (
     ChatRequest,
     Completion,
     FinishPiece,
+    InterruptedPiece,
     ReasoningPiece,
     StreamPiece,
     TextPiece,
@@ -32,6 +42,8 @@ from app.core.llm.types import (
 _PLACEHOLDER_KEY = "not-needed"
 # An error body longer than this is not read further (its start is quoted instead of its message).
 _MAX_ERROR_BODY = 1024 * 1024
+DEFAULT_REQUEST_TIMEOUT = 1800.0
+DEFAULT_MAX_ANSWER_CHARS = 4_000_000
 
 
 class OpenAICompatProvider:
@@ -43,6 +55,9 @@ class OpenAICompatProvider:
         api_key: str = "",
         connect_timeout: float = 10.0,
         read_timeout: float = 120.0,
+        request_timeout: float = DEFAULT_REQUEST_TIMEOUT,
+        max_line_bytes: int = DEFAULT_MAX_LINE_BYTES,
+        max_answer_chars: int = DEFAULT_MAX_ANSWER_CHARS,
         max_output_tokens: int | None = None,
         temperature: float | None = None,
     ) -> None:
@@ -51,6 +66,9 @@ class OpenAICompatProvider:
         self.api_key = api_key or _PLACEHOLDER_KEY
         self.connect_timeout = connect_timeout
         self.read_timeout = read_timeout
+        self.request_timeout = request_timeout
+        self.max_line_bytes = max_line_bytes
+        self.max_answer_chars = max_answer_chars
         self.max_output_tokens = max_output_tokens
         self.temperature = temperature
         self._client_instance: Any = None
@@ -59,10 +77,12 @@ class OpenAICompatProvider:
 
     def _client(self) -> Any:
         if self._client_instance is None:
-            import httpx2
+            from app.core.llm.http_client import make_client
 
-            self._client_instance = httpx2.AsyncClient(
-                timeout=httpx2.Timeout(self.read_timeout, connect=self.connect_timeout),
+            self._client_instance = make_client(
+                self.base_url,
+                read_timeout=self.read_timeout,
+                connect_timeout=self.connect_timeout,
                 headers={
                     "Authorization": f"Bearer {self.api_key}",
                     "Accept": "application/json",
@@ -118,29 +138,69 @@ class OpenAICompatProvider:
     async def _stream_once(self, request: ChatRequest) -> AsyncIterator[StreamPiece]:
         client = self._client()
         body = self._arguments(request, stream=True)
-        received = False
+        loop = asyncio.get_running_loop()
+        deadline = loop.time() + self.request_timeout
+        progress = _Progress(loop.time(), self.read_timeout, deadline)
+        received = finished = done = spoke = False
         answered = False
+        size = 0
+        response: Any = None
+        events: Any = None
         try:
-            async with client.stream("POST", self._url, json=body) as response:
+            async with asyncio.timeout_at(progress.next_deadline()) as scope:
+                response = await client.send(client.build_request("POST", self._url, json=body), stream=True)
                 if response.status_code >= 400:
                     raise await self._status_error(response)
-                answered = True
-                async for event in server_events(response.aiter_lines()):
-                    if event.data.strip() == "[DONE]":
+            answered = True
+            events = server_events(bounded_lines(response.aiter_bytes(), self.max_line_bytes), self.max_line_bytes).__aiter__()
+            while True:
+                async with asyncio.timeout_at(progress.next_deadline()) as scope:
+                    try:
+                        event = await anext(events)
+                    except StopAsyncIteration:
                         break
-                    for piece in _pieces(self._chunk(event.data, event.event)):
-                        received = True
-                        yield piece
+                spoke = True
+                if event.data.strip() == "[DONE]":
+                    done = True
+                    break
+                pieces = _pieces(self._chunk(event.data, event.event))
+                for piece in pieces:
+                    size += _size(piece)
+                    if size > self.max_answer_chars:
+                        raise errors.answer_too_long(self.base_url, self.max_answer_chars)
+                    finished = finished or isinstance(piece, FinishPiece)
+                    received = True
+                    yield piece
+                if any(not isinstance(piece, UsagePiece) for piece in pieces):
+                    progress.moved(loop.time())
+        except TimeoutError:
+            if not scope.expired():
+                raise self._error(TimeoutError(), mid_stream=answered) from None
+            if progress.next_deadline() >= deadline:
+                raise errors.past_deadline(self.base_url, self.request_timeout) from None
+            raise errors.silence(self.base_url, self.read_timeout) from None
+        except LineTooLong:
+            raise errors.line_too_long(self.base_url, self.max_line_bytes) from None
         except (asyncio.CancelledError, GeneratorExit, LLMError):
             raise
         except Exception as exc:
             raise self._error(exc, mid_stream=answered) from None
+        finally:
+            # Closing the stream closes its connection: a runaway body is not drained.
+            if events is not None:
+                await events.aclose()
+            if response is not None:
+                await response.aclose()
         if not received:
+            if spoke and not done:
+                raise errors.interrupted_before_answer(self.base_url)
             raise LLMError(
                 f"The endpoint at {self.base_url} answered with no data; it does not look like an "
                 "OpenAI-compatible streaming endpoint.",
                 kind="bad_response",
             )
+        if not done and not finished:
+            yield InterruptedPiece()
 
     async def _status_error(self, response: Any) -> LLMError:
         """The error for an HTTP error answer, with the server's own message when it gave one."""
@@ -179,7 +239,11 @@ class OpenAICompatProvider:
         if timeout is not None:
             options["timeout"] = timeout
         try:
-            response = await client.post(self._url, **options)
+            # The overall deadline holds here too: a server dripping its answer never resets it.
+            async with asyncio.timeout(self.request_timeout):
+                response = await client.post(self._url, **options)
+        except TimeoutError:
+            raise errors.past_deadline(self.base_url, self.request_timeout) from None
         except Exception as exc:
             raise self._error(exc) from None
         if response.status_code >= 400:
@@ -201,6 +265,29 @@ class OpenAICompatProvider:
         ]
         message = Message(role="assistant", content=_text(raw.get("content")), tool_calls=calls, reasoning=_reasoning_of(raw))
         return Completion(message=message, usage=_usage_of(payload.get("usage")), finish_reason=choice.get("finish_reason"))
+
+
+class _Progress:
+    """When the wait for the next piece of the answer ends: ``read_timeout`` after the last one, never past the deadline."""
+
+    def __init__(self, now: float, read_timeout: float, deadline: float) -> None:
+        self.read_timeout = read_timeout
+        self.deadline = deadline
+        self.last = now
+
+    def moved(self, now: float) -> None:
+        self.last = now
+
+    def next_deadline(self) -> float:
+        return min(self.last + self.read_timeout, self.deadline)
+
+
+def _size(piece: StreamPiece) -> int:
+    if isinstance(piece, (TextPiece, ReasoningPiece)):
+        return len(piece.text)
+    if isinstance(piece, ToolCallPiece):
+        return len(piece.arguments) + len(piece.name or "")
+    return 0
 
 
 def _pieces(chunk: Mapping[str, Any]) -> list[StreamPiece]:

@@ -63,6 +63,11 @@ class FinishPiece:
 
 
 @dataclass
+class InterruptedPiece:
+    """The stream ended without ``[DONE]`` and without a finish reason, after part of the answer was sent."""
+
+
+@dataclass
 class RetryPiece:
     """The request failed in a way worth retrying; the stream restarts after ``delay``.
 
@@ -76,7 +81,7 @@ class RetryPiece:
     discard_partial: bool
 
 
-StreamPiece = TextPiece | ReasoningPiece | ToolCallPiece | UsagePiece | FinishPiece | RetryPiece
+StreamPiece = TextPiece | ReasoningPiece | ToolCallPiece | UsagePiece | FinishPiece | InterruptedPiece | RetryPiece
 
 
 @dataclass
@@ -86,3 +91,5 @@ class Completion:
     message: Message
     usage: Usage | None
     finish_reason: str | None
+    # The stream stopped mid-answer without saying it was finished: the message is what arrived.
+    interrupted: bool = False

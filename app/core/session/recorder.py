@@ -5,12 +5,21 @@ on an O_APPEND descriptor. The write is synchronous code with no ``await`` in
 it, so cancelling the task that records (quitting mid-turn) cannot stop it half
 way: a crash can at worst leave the last line torn, never split or interleave
 two records.
+
+A write that fails (a full disk, a read-only or refused directory) leaves no trace
+in the session file: a file this write created is removed, an existing one is cut
+back to where it was. The records that could not be saved are appended to a rescue
+file in the temporary directory instead, and ``RecordWriteError`` says both, in
+words: "No space left on device while saving the session record to …; your message
+is kept in …".
 """
 
 from __future__ import annotations
 
+import errno
 import os
 import re
+import tempfile
 import uuid as uuidlib
 from collections.abc import Callable
 from pathlib import Path
@@ -34,6 +43,22 @@ SESSION_FILE_SUFFIX = ".jsonl"
 SESSION_ID_PATTERN = re.compile(r"^[0-9a-fA-F-]{32,36}$")
 # Session files hold prompts and file contents: readable by the user only.
 _FILE_MODE = 0o600
+
+
+class RecordWriteError(OSError):
+    """The session record could not be written; ``str()`` is the sentence the person reads."""
+
+    def __init__(self, code: int, text: str) -> None:
+        super().__init__(code, text)
+        self.text = text
+
+    def __str__(self) -> str:
+        return self.text
+
+
+def rescue_dir() -> Path:
+    """Where records that could not be saved go (outside the data directory, which may be what is full)."""
+    return Path(tempfile.gettempdir()) / "agentctx-unsaved"
 
 
 def new_session_id() -> str:
@@ -202,17 +227,61 @@ class SessionRecorder:
                 # The title again, in the same write, so the file's last 64 KB always hold it.
                 data += self._title_record().to_json_line().encode("utf-8")
                 self._since_title = 0
-        if not self._tail_checked:
-            data = self._newline_if_torn() + data
+        try:
+            if not self._tail_checked:
+                data = self._newline_if_torn() + data
+            self._append(data, durable=durable)
+        except OSError as exc:
+            # The next record chains onto the last one on disk, not onto these unsaved ones.
+            self._last_uuid = records[0].parent_uuid
+            raise self._failed(exc, records) from None
+        self._tail_checked = True
+
+    def _append(self, data: bytes, *, durable: bool) -> None:
         ensure_private_dir(self._chats_dir)
+        existed = os.path.lexists(self.path)
         fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
         try:
-            _write_all(fd, data)
-            if durable:
-                os.fsync(fd)
+            start = os.fstat(fd).st_size
+            try:
+                _write_all(fd, data)
+                if durable:
+                    os.fsync(fd)
+            except OSError:
+                # Nothing half-written stays: a new file goes, an old one is cut back to its last whole line.
+                if not existed:
+                    _quietly(os.unlink, self.path)
+                else:
+                    _quietly(os.ftruncate, fd, start)
+                raise
         finally:
             os.close(fd)
-        self._tail_checked = True
+
+    def _failed(self, exc: OSError, records: list[Record]) -> RecordWriteError:
+        reason = exc.strerror or type(exc).__name__
+        where = f"{reason} while saving the session record to {self.path}"
+        kept = self._rescue(records)
+        user = any(r.type == "user" for r in records)
+        if kept is not None:
+            what = "your message is kept in" if user else "what could not be saved is kept in"
+            text = f"{where}; {what} {kept}. The session goes on; it is saved again once the disk takes it."
+        else:
+            text = f"{where}, and it could not be kept anywhere else either. The session goes on unsaved."
+        return RecordWriteError(exc.errno or errno.EIO, text)
+
+    def _rescue(self, records: list[Record]) -> Path | None:
+        """Append the records to this session's rescue file; None when that fails too."""
+        target = rescue_dir() / f"{self._session_id}{SESSION_FILE_SUFFIX}"
+        try:
+            ensure_private_dir(target.parent)
+            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
+            try:
+                _write_all(fd, b"".join(r.to_json_line().encode("utf-8") for r in records))
+            finally:
+                os.close(fd)
+        except OSError:
+            return None
+        return target
 
     def _deferred_started(self) -> bool:
         return self._tail_checked or self.path.exists()
@@ -222,6 +291,13 @@ class SessionRecorder:
         if self.path.exists() and not ends_with_newline(self.path):
             return b"\n"
         return b""
+
+
+def _quietly(action: Callable[..., object], *args: object) -> None:
+    try:
+        action(*args)
+    except OSError:
+        pass
 
 
 def _write_all(fd: int, data: bytes) -> None:

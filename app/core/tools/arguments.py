@@ -92,3 +92,22 @@ def shown_arg(args: dict[str, Any], name: str, default: str = "") -> str:
     """An argument for a one-line summary; never raises, whatever the model sent."""
     value = args.get(name, default)
     return value if isinstance(value, str) else str(value)
+
+
+# Arguments that end up as a file name or a process argument, where the OS refuses a NUL byte and
+# a lone surrogate (half of a UTF-16 pair, which JSON's \ud800 escapes can carry) cannot be encoded.
+_OS_BOUND_ARGUMENTS = ("path", "pattern", "include", "command")
+
+
+def invalid_characters(args: dict[str, Any]) -> str | None:
+    """A refusal in words when a path-like argument holds characters no file name or command can hold."""
+    for name in _OS_BOUND_ARGUMENTS:
+        value = args.get(name)
+        if not isinstance(value, str):
+            continue
+        if "\x00" in value:
+            return f"the argument {name!r} contains a NUL byte (at character {value.index(chr(0)) + 1}), which no path or command can hold; send it again without it"
+        for index, char in enumerate(value):
+            if "\ud800" <= char <= "\udfff":
+                return f"the argument {name!r} contains an invalid character (a lone UTF-16 surrogate, U+{ord(char):04X}, at character {index + 1}); send it again as valid text"
+    return None

@@ -8,6 +8,7 @@ no tool touches ``pathlib``/``os`` I/O directly.
 from __future__ import annotations
 
 import os
+import stat
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Protocol
@@ -71,18 +72,64 @@ def decode_utf8(data: bytes, name: str) -> str:
         ) from None
 
 
+_SPECIAL_KINDS = (
+    (stat.S_ISFIFO, "a FIFO (named pipe)"),
+    (stat.S_ISCHR, "a character device"),
+    (stat.S_ISBLK, "a block device"),
+    (stat.S_ISSOCK, "a socket"),
+)
+
+
+def special_kind(mode: int) -> str | None:
+    """What a non-regular, non-directory file is, in words; None for a regular file or a directory."""
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    return next((words for test, words in _SPECIAL_KINDS if test(mode)), "not a regular file")
+
+
+def refuse_special(path: Path, mode: int) -> None:
+    kind = special_kind(mode)
+    if kind is not None:
+        # Reading a FIFO blocks until someone writes to it; a device can be endless or have side effects.
+        raise ToolError(f"{path} is {kind}, not a regular file; only regular files can be read or written")
+
+
+def read_regular_file(path: Path) -> bytes:
+    """The bytes of a regular file; FIFOs, devices and sockets are refused before they are opened.
+
+    The file is then opened non-blocking and checked again, so one swapped in between
+    the two looks is refused too instead of blocking the turn.
+    """
+    refuse_special(path, os.stat(path).st_mode)
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    try:
+        refuse_special(path, os.fstat(fd).st_mode)
+        os.set_blocking(fd, True)
+        with os.fdopen(fd, "rb", closefd=True) as handle:
+            fd = -1
+            return handle.read()
+    finally:
+        if fd >= 0:
+            os.close(fd)
+
+
 class RealFileSystem:
     """The disk itself."""
 
     def read_bytes(self, path: Path) -> bytes:
-        return path.read_bytes()
+        return read_regular_file(path)
 
     def read_text(self, path: Path) -> str:
         # Decoding the bytes ourselves keeps "\r\n" intact, which an edit must preserve.
         return decode_utf8(self.read_bytes(path), str(path))
 
     def write_text(self, path: Path, text: str) -> None:
-        atomic_write_text(path, text)
+        # Through a symlink the target is written and the link kept (a CLAUDE.md linking to AGENTS.md
+        # stays a link); the caller has checked that the target lies inside the workspace.
+        target = Path(os.path.realpath(path)) if path.is_symlink() else path
+        if target.exists():
+            refuse_special(target, os.stat(target).st_mode)
+        atomic_write_text(target, text)
 
     def exists(self, path: Path) -> bool:
         return path.exists()

@@ -110,7 +110,7 @@ def _readable_text(ctx: ToolContext, path: Path) -> str | None:
         if not ctx.contains(path) or ctx.fs.stat_size(path) > MAX_FILE_BYTES:
             return None
         data = ctx.fs.read_bytes(path)
-    except OSError:
+    except (OSError, ToolError):  # ToolError: a FIFO, device or socket, refused before it is opened
         return None
     if looks_binary(data):
         return None

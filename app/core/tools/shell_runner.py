@@ -4,6 +4,12 @@
 killing only bash would leave them running and holding the output pipe. A new
 session makes bash the leader of a process group that ``killpg`` reaches as a
 whole.
+
+No command outlives the agent, however the agent ends (see ``app.core.tools.orphans``):
+on Linux bash gets ``PR_SET_PDEATHSIG`` (SIGKILL when the agent's thread dies, even
+by ``kill -9``), every running group is killed at a normal exit, and a watchdog
+process kills the groups still listed when the agent's end of its pipe closes,
+which reaches the children bash started (they do not inherit the death signal).
 """
 
 from __future__ import annotations
@@ -14,6 +20,8 @@ import os
 import signal
 from dataclasses import dataclass, field
 from pathlib import Path
+
+from app.core.tools import orphans
 
 # How long processes get to exit after SIGTERM before SIGKILL.
 TERM_GRACE_SECONDS = 1.0
@@ -93,8 +101,10 @@ async def run_command(command: str, cwd: Path, timeout: float, *, keep_bytes: in
     except asyncio.CancelledError:
         reader.cancel()
         await stop_group(process)
+        orphans.groups.finished(process.pid)
         raise
     stopped_background = await _drain(process, reader)
+    orphans.groups.finished(process.pid)
     output = capture.text()
     exit_code = None if timed_out else process.returncode
     return CommandOutcome(output, exit_code, timed_out=timed_out, stopped_background=stopped_background, omitted_chars=capture.omitted_chars)
@@ -117,14 +127,17 @@ async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
+            preexec_fn=orphans.die_with_parent(),
         )
     )
     try:
-        return await asyncio.shield(spawning)
+        process = await asyncio.shield(spawning)
     except asyncio.CancelledError:
         with contextlib.suppress(Exception):
             await stop_group(await spawning)
         raise
+    orphans.groups.started(process.pid)
+    return process
 
 
 async def _wait_for_exit(process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from app.core.tools.base import ToolContext
 from app.core.tools.errors import ToolError
-from app.core.tools.filesystem import decode_utf8
+from app.core.tools.filesystem import decode_utf8, special_kind
 
 # Git's heuristic: a NUL byte near the start means the file is not text.
 BINARY_SNIFF_BYTES = 8192
@@ -23,6 +24,9 @@ def load_bytes(ctx: ToolContext, path: Path) -> bytes:
         raise ToolError(f"{shown} does not exist")
     if ctx.fs.is_dir(path):
         raise ToolError(f"{shown} is a directory; use list_directory to see what it contains")
+    if not ctx.fs.is_file(path):
+        kind = special_kind(os.stat(path).st_mode) or "not a regular file"
+        raise ToolError(f"{shown} is {kind}, not a regular file; only regular files can be read or edited")
     return ctx.fs.read_bytes(path)
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Any
 
@@ -9,6 +10,7 @@ from app.core.tools.arguments import path_subject, required_text, shown_arg
 from app.core.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from app.core.tools.diffs import new_file_preview, unified_diff
 from app.core.tools.errors import ToolError
+from app.core.tools.filesystem import special_kind
 from app.core.tools.text import count_lines, load_text, plural
 
 
@@ -61,3 +63,6 @@ class WriteFileTool(Tool):
 def _check_target(ctx: ToolContext, path: Path) -> None:
     if ctx.fs.is_dir(path):
         raise ToolError(f"{ctx.display(path)} is a directory; give the path of a file inside it")
+    if ctx.fs.exists(path) and not ctx.fs.is_file(path):
+        kind = special_kind(os.stat(path).st_mode) or "not a regular file"
+        raise ToolError(f"{ctx.display(path)} is {kind}, not a regular file; it cannot be written as one")

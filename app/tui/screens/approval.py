@@ -10,7 +10,7 @@ from textual.screen import ModalScreen
 from textual.widgets import Static
 
 from app.core.events import Decision
-from app.tui.inert import inert
+from app.inert import inert
 from app.tui.keys import APPROVAL_KEYS, bindings
 
 

@@ -13,7 +13,7 @@ from textual.containers import Vertical
 from textual.content import Content
 from textual.widgets import Markdown, Static
 
-from app.tui.inert import inert
+from app.inert import inert
 from app.tui.widgets.transcript import Entry
 
 if TYPE_CHECKING:
