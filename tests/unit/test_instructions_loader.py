@@ -306,8 +306,9 @@ def test_a_binary_instruction_file_or_import_is_skipped_with_a_warning(tree: Tre
     write(tree.root / "QWEN.md", "see @./logo.bin for the logo")
     result = tree.load()
     assert "\x00" not in result.text and "IHDR" not in result.text
-    assert "Skipped ../AGENTS.md: binary file (it holds NUL bytes), not text written for the model" in result.problems
-    assert "../QWEN.md: Import failed: ./logo.bin - Binary file (it holds NUL bytes)" in result.problems
+    # One check, where files are read (reading.py): the same words for a file, an import and a rule.
+    assert "Skipped ../AGENTS.md: a binary file (it contains NUL bytes), not instructions" in result.problems
+    assert "../QWEN.md: Import failed: ./logo.bin - a binary file (it contains NUL bytes), not instructions" in result.problems
 
 
 def test_a_symlink_loop_is_a_problem_not_a_crash(tree: Tree) -> None:

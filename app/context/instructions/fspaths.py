@@ -35,7 +35,3 @@ def escaping_link(path: Path | str, root: Path | str, fs: object | None = None) 
         return None
     return f"Path traversal attempt - it links to {real}, outside {root}"
 
-
-def is_binary(text: str) -> bool:
-    """Text with a NUL byte is a binary file (an image, an archive), not instructions."""
-    return "\x00" in text

@@ -241,8 +241,6 @@ def _failure(read: FileText, max_bytes: int) -> str | None:
         return f"File is larger than {format_bytes(max_bytes)}"
     if read.lossy:
         return "Not valid UTF-8 text"
-    if read.text and "\x00" in read.text:
-        return "Binary file (it holds NUL bytes)"
     return None
 
 

@@ -22,7 +22,7 @@ from app.context.instructions.budget import (
 from app.context.instructions.discovery import DiscoveredFile, discover
 from app.context.instructions.display import display_path, ui_path
 from app.context.instructions.fscache import FsCache
-from app.context.instructions.fspaths import escaping_link, is_binary, is_within, real_path
+from app.context.instructions.fspaths import escaping_link, is_within, real_path
 from app.context.instructions.imports import DEFAULT_MAX_DEPTH, TRAVERSAL_MESSAGE, ImportFormat, ImportNode, process_imports
 from app.context.instructions.instruction_set import FileStatus, InstructionFile, InstructionSet
 from app.context.instructions.memory_types import MemoryType, classify_memory_type
@@ -141,9 +141,6 @@ def _expand(found: DiscoveredFile, where: _Where, fs: FsCache, import_format: Im
     read = fs.read(found.path)
     if read.text is None:
         return _Expanded(found, error=read.error or "unreadable", problems=[f"Skipped {found.display_path}: {read.error}"])
-    if is_binary(read.text):
-        reason = "binary file (it holds NUL bytes), not text written for the model"
-        return _Expanded(found, error=reason, problems=[f"Skipped {found.display_path}: {reason}"])
     problems: list[str] = []
     if read.lossy:
         problems.append(f"{found.display_path}: not valid UTF-8; undecodable bytes were replaced with U+FFFD")

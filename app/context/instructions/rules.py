@@ -14,7 +14,7 @@ from pathlib import Path
 from app.context.instructions.display import display_path
 from app.context.instructions.frontmatter import FrontmatterError, split_frontmatter
 from app.context.instructions.fscache import FsCache
-from app.context.instructions.fspaths import escaping_link, is_binary
+from app.context.instructions.fspaths import escaping_link
 from app.context.instructions.reading import format_bytes
 from app.paths import QWEN_DIR
 
@@ -87,9 +87,6 @@ def _load_rule(path: Path, name: str, cwd: Path, fs: FsCache, problems: list[str
         problems.append(f"Skipped rule {shown}: {escape}")
         return None
     read = fs.read(path)
-    if read.text is not None and is_binary(read.text):
-        problems.append(f"Skipped rule {shown}: binary file (it holds NUL bytes), not text written for the model")
-        return None
     if read.text is None:
         if not read.missing:
             problems.append(f"Skipped rule {shown}: {read.error}")
