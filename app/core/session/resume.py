@@ -7,6 +7,7 @@ normal case this exists for.
 
 from __future__ import annotations
 
+import gc
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
@@ -61,11 +62,23 @@ class LoadedSession:
 def load_session(path: Path) -> LoadedSession:
     """Read a session file into messages; raises only if the file itself cannot be opened."""
     loaded = LoadedSession(session_id=path.stem, path=path)
-    for line in iter_records(path):
-        if line.record is None:
-            _line_warning(loaded, f"line {line.lineno} of {path} could not be read ({line.problem}) and was skipped")
-            continue
-        _take(loaded, line.record, line.lineno)
+    # Loading makes hundreds of thousands of objects and no cycles; each collection the allocations
+    # would set off walks all of them again. Off, a 500 MB record loads in about 30 % less CPU time.
+    # They live as long as the session, so they are then moved out of the collector's sight for good
+    # (``gc.freeze``): otherwise the first full collection after loading, and every one later, walks
+    # them all (0.3 s in the middle of building the transcript, for 500 MB).
+    collecting = gc.isenabled()
+    gc.disable()
+    try:
+        for line in iter_records(path):
+            if line.record is None:
+                _line_warning(loaded, f"line {line.lineno} of {path} could not be read ({line.problem}) and was skipped")
+                continue
+            _take(loaded, line.record, line.lineno)
+        gc.freeze()
+    finally:
+        if collecting:
+            gc.enable()
     if loaded.problem_lines > MAX_LINE_WARNINGS:
         more = loaded.problem_lines - MAX_LINE_WARNINGS
         loaded.warnings.append(f"{more} more line(s) of {path} had problems like these (not listed one by one)")

@@ -1,0 +1,78 @@
+"""The session reader's two parsers (orjson for ordinary lines, json for what orjson refuses or for very
+long lines) must read every line the same way."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from app.core.history import Message, ToolCall
+from app.core.session.reader import iter_records, parse_line_bytes, parse_line_text
+from app.core.session.recorder import SessionRecorder
+from app.core.session.resume import load_session
+
+
+def _base(**extra: object) -> dict[str, object]:
+    return {
+        "uuid": "u1",
+        "parentUuid": None,
+        "sessionId": "s",
+        "timestamp": "2026-01-01T00:00:00.000Z",
+        "type": "user",
+        "cwd": "/p",
+        "version": "1",
+        "message": {"role": "user", "content": "hi"},
+        **extra,
+    }
+
+
+LINES = [
+    json.dumps(_base()).encode(),
+    # The recorder escapes lone surrogates (undecodable file names) as ASCII; orjson refuses them.
+    json.dumps(_base(message={"role": "user", "content": "name \udc80.txt"}), ensure_ascii=True).encode(),
+    # Python's json writes and reads NaN; orjson does not.
+    b'{"uuid": "u1", "sessionId": "s", "timestamp": "t", "type": "user", "cwd": "/", "version": "1", '
+    b'"contextWindowSize": NaN, "message": {"role": "user", "content": "x"}}',
+    "{\"uuid\": \"u1\", \"broken".encode(),
+    b'{"uuid": "u\xff\xfe", "type": "user"}',
+    b"[1, 2, 3]",
+    b"[" * 5000 + b"]" * 5000,
+    json.dumps(_base(type="robot")).encode(),
+    json.dumps(_base(message={"role": "user", "content": "caf\u00e9 \u4e2d\u6587 \U0001f600"}), ensure_ascii=False).encode(),
+]
+
+
+@pytest.mark.parametrize("raw", LINES, ids=range(len(LINES)))
+def test_orjson_and_json_read_a_line_alike(raw: bytes) -> None:
+    fast = parse_line_bytes(raw, 7)
+    slow = parse_line_text(raw.decode("utf-8", "surrogateescape"), 7)
+    if b"\xff" in raw:
+        assert fast.problem == "not valid UTF-8"
+        return
+    assert (fast.record, fast.problem) == (slow.record, slow.problem)
+
+
+def test_an_integer_beyond_64_bits_is_where_they_differ() -> None:
+    # orjson reads it as a float; no field this program writes can hold one, and the line is then
+    # reported as unusable rather than misread.
+    raw = json.dumps(_base(contextWindowSize=2**70)).encode()
+    assert parse_line_bytes(raw, 1).problem == "field 'contextWindowSize' must be an integer"
+    assert parse_line_text(raw.decode(), 1).record is not None
+
+
+def test_a_line_longer_than_orjson_is_given_reads_alike(tmp_path: Path) -> None:
+    rec = SessionRecorder(tmp_path, cwd=Path("/p"), version="1")
+    call = ToolCall("c1", "read_file", "{}")
+    rec.append_message(Message(role="assistant", content="", tool_calls=[call]))
+    big = "line é\n" * 400_000  # about 3 MB of UTF-8 in one record
+    rec.append_message(Message.tool_result(call, big))
+    rec.append_message(Message.tool_result(ToolCall("c2", "read_file", "{}"), "name \udc80"))
+    with rec.path.open("ab") as handle:
+        handle.write(b'{"uuid": "\xff' + b"x" * 2_000_000 + b'"}\n')  # long and not UTF-8
+    results = list(iter_records(rec.path))
+    assert [r.problem for r in results] == [None, None, None, "not valid UTF-8"]
+    loaded = load_session(rec.path)
+    assert loaded.messages[1].content == big
+    assert loaded.messages[2].content == "name \udc80"
