@@ -4,6 +4,7 @@ long lines) must read every line the same way."""
 from __future__ import annotations
 
 import json
+import random
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ import pytest
 from app.core.history import Message, ToolCall
 from app.core.session.reader import iter_records, parse_line_bytes, parse_line_text
 from app.core.session.recorder import SessionRecorder
+from app.core.session.records import Record
 from app.core.session.resume import load_session
 
 
@@ -76,3 +78,48 @@ def test_a_line_longer_than_orjson_is_given_reads_alike(tmp_path: Path) -> None:
     loaded = load_session(rec.path)
     assert loaded.messages[1].content == big
     assert loaded.messages[2].content == "name \udc80"
+
+
+def _outcome(data: object) -> object:
+    try:
+        return Record.from_json(data)
+    except ValueError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def _checked_outcome(data: object) -> object:
+    try:
+        return Record._checked(data)
+    except ValueError as exc:
+        return f"{type(exc).__name__}: {exc}"
+
+
+def test_the_quick_path_for_well_formed_records_agrees_with_the_field_by_field_checks() -> None:
+    # Every field of a full record, in turn, given each kind of wrong (or right) value.
+    full = _base(
+        type="assistant",
+        subtype="x",
+        gitBranch="main",
+        promptId="p",
+        model="m",
+        contextWindowSize=1000,
+        usageMetadata={"prompt_tokens": 3, "completion_tokens": "4"},
+        message={"role": "assistant", "content": "ok", "tool_calls": [{"id": "c", "name": "n"}]},
+        systemPayload={"a": 1},
+        contentRef="u0",
+        schemaVersion=1,
+    )
+    values: list[object] = [None, "text", 7, True, 1.5, [], {}, {"role": "user"}, 2, "system", "robot"]
+    cases = [full, {k: v for k, v in full.items() if k != "message"}]
+    for key in full:
+        for value in values:
+            cases.append({**full, key: value})
+        cases.append({k: v for k, v in full.items() if k != key})
+    rng = random.Random(5)
+    for _ in range(300):
+        case = dict(full)
+        for key in rng.sample(sorted(full), 3):
+            case[key] = rng.choice(values)
+        cases.append(case)
+    for case in cases:
+        assert _outcome(case) == _checked_outcome(case), case
