@@ -27,8 +27,9 @@ of three to seven words that says what the person is working on, e.g. \
 Write the title in the language the person writes in. Reply with the title \
 only: no quotes, no trailing full stop, no explanation."""
 
-_THINK = re.compile(r"<think>[\s\S]*?</think>", re.I)
-_LABEL = re.compile(r"^(?:session\s+)?title\s*[:：]\s*", re.I)
+# Kept as text: ``re`` compiles each on first use (and caches it), which keeps the work off start-up.
+_THINK = r"(?i)<think>[\s\S]*?</think>"
+_LABEL = r"(?i)^(?:session\s+)?title\s*[:：]\s*"
 _WRAPPERS = "\"'`*_#“”‘’「」《》 "
 
 
@@ -55,9 +56,9 @@ def title_prompt(history: Sequence[Message]) -> str | None:
 
 def clean_title(answer: str) -> str:
     """The first line of the answer as a title: no thinking, label, quotes or final stop; capped."""
-    text = _THINK.sub("", answer)
+    text = re.sub(_THINK, "", answer)
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    line = _LABEL.sub("", line).strip(_WRAPPERS)
+    line = re.sub(_LABEL, "", line).strip(_WRAPPERS)
     line = " ".join(line.split()).rstrip(".。").strip(_WRAPPERS)
     if len(line) > TITLE_MAX_CHARS:
         cut = line[: TITLE_MAX_CHARS - 1]

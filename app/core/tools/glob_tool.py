@@ -29,7 +29,7 @@ MAX_RESULTS = 500
 
 @dataclass
 class _Match:
-    path: Path
+    rel: str  # relative to the searched directory, "/"-separated
     mtime: float
 
 
@@ -71,7 +71,7 @@ class GlobTool(Tool):
         matches = await self._find(ctx, base, pattern)
         if not matches:
             return ToolResult(output=f"No files match {pattern} in {ctx.display(base)}", summary="0 files")
-        rows = [ctx.display(match.path) for match in matches[:MAX_RESULTS]]
+        rows = [ctx.display(base / match.rel) for match in matches[:MAX_RESULTS]]
         extra = len(matches) - MAX_RESULTS
         if extra > 0:
             rows.append(f"… {plural(extra, 'more file')} not shown; narrow the pattern or the path")
@@ -122,17 +122,27 @@ def find_matches(ctx: ToolContext, base: Path, start: Path, pattern: str) -> lis
 def _matching(ctx: ToolContext, base: Path, pattern: str, relative: list[str], *, checked: bool) -> list[_Match]:
     """The paths that match, inside the workspace, newest first (then by path, for a stable order).
 
-    ``checked``: the paths are known to be inside the workspace; ``contains`` (a realpath per file)
-    was most of the time spent on a 50,000-file listing."""
+    ``checked``: the paths came from ripgrep on the real disk, so they are inside the workspace
+    and ``os.stat`` on the string can be used. On 30,000 matches, a ``contains`` (realpath) and a
+    ``Path`` per file took 1.5 s; strings and ``os.stat`` take a tenth of that.
+    """
     regex = compile_glob(pattern)
+    prefix = os.fspath(base) + os.sep
     found: list[_Match] = []
     for rel in relative:
         if regex.fullmatch(rel) is None:
             continue
-        path = base / rel
-        if checked or ctx.contains(path):
-            found.append(_Match(path, _mtime(ctx, path)))
-    found.sort(key=lambda match: (-match.mtime, match.path.as_posix()))
+        if checked:
+            try:
+                mtime = os.stat(prefix + rel).st_mtime
+            except OSError:
+                mtime = 0.0
+        elif ctx.contains(base / rel):
+            mtime = _mtime(ctx, base / rel)
+        else:
+            continue
+        found.append(_Match(rel, mtime))
+    found.sort(key=lambda match: (-match.mtime, match.rel))
     return found
 
 
