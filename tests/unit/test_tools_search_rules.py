@@ -205,3 +205,21 @@ def test_the_binary_is_found_next_to_the_interpreter() -> None:
     assert found is not None
     assert found.binary.parent == Path(sys.executable).parent
     assert os.access(found.binary, os.X_OK)
+
+
+async def test_a_speculative_overlay_is_searched_through_its_own_files(tmp_path: Path) -> None:
+    # ripgrep reads the disk; files a speculative turn wrote exist only in its overlay.
+    from app.core.overlay import OverlayFileSystem
+
+    root = _git_repo(tmp_path / "repo")
+    _put(root, ".gitignore", "build/\n")
+    _put(root, "old.py", "x = 1\n")
+    overlay = OverlayFileSystem(root)
+    ctx = ToolContext(root=root, fs=overlay)
+    overlay.write_text(root / "new.py", "needle = 1\n")
+    overlay.write_text(root / "build" / "gen.py", "needle = 2\n")
+    grep = await GrepSearchTool(find_ripgrep()).run({"pattern": "needle"}, ctx)
+    assert grep.output == "new.py:1: needle = 1"
+    glob = await GlobTool(find_ripgrep()).run({"pattern": "**/*.py"}, ctx)
+    assert sorted(glob.output.splitlines()) == ["new.py", "old.py"]
+    assert not (root / "new.py").exists()
