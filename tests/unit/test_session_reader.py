@@ -123,3 +123,18 @@ def test_the_quick_path_for_well_formed_records_agrees_with_the_field_by_field_c
         cases.append(case)
     for case in cases:
         assert _outcome(case) == _checked_outcome(case), case
+
+
+def test_lines_across_block_edges_come_out_whole(tmp_path: Path) -> None:
+    from app.core.session.reader import _lines
+
+    rng = random.Random(11)
+    path = tmp_path / "s.jsonl"
+    for trial in range(60):
+        block = rng.choice([8, 16, 17, 64])
+        sizes = [rng.choice([0, 1, 5, block - 1, block, block + 1, 3 * block]) for _ in range(rng.randrange(1, 12))]
+        data = b"".join(bytes([97 + n % 26]) * size + b"\n" for n, size in enumerate(sizes))
+        if trial % 3 == 0:
+            data = data[:-1]  # the last line cut off
+        path.write_bytes(data)
+        assert [bytes(line) for line in _lines(path, block)] == data.splitlines(keepends=True), (block, sizes)

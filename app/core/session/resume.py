@@ -83,9 +83,18 @@ def load_session(path: Path) -> LoadedSession:
         more = loaded.problem_lines - MAX_LINE_WARNINGS
         loaded.warnings.append(f"{more} more line(s) of {path} had problems like these (not listed one by one)")
     _repair_unanswered_tool_calls(loaded)
+    loaded.updated_at = _last_time(loaded.records)
     if loaded.updated_at is None:
         loaded.updated_at = datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
     return loaded
+
+
+def _last_time(records: list[Record]) -> datetime | None:
+    for record in reversed(records):
+        stamp = parse_timestamp(record.timestamp)
+        if stamp is not None:
+            return stamp
+    return None
 
 
 def _line_warning(loaded: LoadedSession, text: str) -> None:
@@ -97,10 +106,9 @@ def _line_warning(loaded: LoadedSession, text: str) -> None:
 def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
     """Fold one valid record into the loaded session."""
     loaded.records.append(record)
-    stamp = parse_timestamp(record.timestamp)
-    if stamp is not None:
-        loaded.started_at = loaded.started_at or stamp
-        loaded.updated_at = stamp
+    # Only the first and the last readable times matter; the last is found once the file is read.
+    if loaded.started_at is None:
+        loaded.started_at = parse_timestamp(record.timestamp)
     if record.model:
         loaded.model = record.model
     if record.type == "system":
