@@ -12,7 +12,7 @@ use: exactly ``@qwen-code/qwen-code@0.24.4`` (the current release; it asks for
 node >= 22 but runs on node 20, where an unpinned install would get 0.15.10), or
 the spec in ``QWEN_CODE_PACKAGE``. Our side runs twice per round, as a user's
 shell runs it and with ``PYTHONDONTWRITEBYTECODE=1``: ours, theirs, ours without
-bytecode writes, ours, ... The load and how much of ``app/`` is compiled are
+bytecode writes, with the order turned each round. The load and how much of ``app/`` is compiled are
 printed first. Without npm, or
 when the install fails, a line says the comparison was skipped and why. Qwen
 Code runs with ``HOME`` set to a temporary dir whose settings turn off
@@ -122,10 +122,16 @@ def main() -> int:
             skipped(str(exc))
             return 0
         ours, no_writes, theirs = [], [], []
-        for _ in range(args.runs):
-            ours.append(headless_turn(ours_env, ours_ws))
-            theirs.append(qwen_turn(binary, theirs_env, theirs_ws))
-            no_writes.append(headless_turn(no_writes_env, no_writes_ws))
+        steps = [
+            lambda: ours.append(headless_turn(ours_env, ours_ws)),
+            lambda: theirs.append(qwen_turn(binary, theirs_env, theirs_ws)),
+            lambda: no_writes.append(headless_turn(no_writes_env, no_writes_ws)),
+        ]
+        for round_no in range(args.runs):
+            # The order turns each round: whatever runs right after Qwen Code (whose node process
+            # leaves work behind as it exits) is not always the same one of ours.
+            for step in steps[round_no % 3 :] + steps[: round_no % 3]:
+                step()
     finally:
         server.stop()
         for folder in (ours_env["AGENTCTX_HOME"], theirs_env["HOME"], ours_ws, no_writes_ws, theirs_ws):
