@@ -138,3 +138,18 @@ def test_lines_across_block_edges_come_out_whole(tmp_path: Path) -> None:
             data = data[:-1]  # the last line cut off
         path.write_bytes(data)
         assert [bytes(line) for line in _lines(path, block)] == data.splitlines(keepends=True), (block, sizes)
+
+
+def test_after_the_first_load_in_a_process_nothing_stays_frozen(tmp_path: Path) -> None:
+    import gc
+
+    rec = SessionRecorder(tmp_path, cwd=Path("/p"), version="1")
+    rec.append_message(Message.user("hello"))
+    load_session(rec.path)  # the first in this process freezes what is alive; a later one must not
+    # Another session picked in the same process: what the first load froze (an old runtime that
+    # may now be an unreachable cycle) is back with the collector, and stays there.
+    load_session(rec.path)
+    assert gc.get_freeze_count() == 0
+    load_session(rec.path)
+    assert gc.get_freeze_count() == 0
+    assert gc.isenabled()

@@ -32,6 +32,8 @@ INTERRUPTED_TOOL_RESULT = (
 )
 # One warning per problem line up to this many; the rest are summed up in one more.
 MAX_LINE_WARNINGS = 10
+# Whether a session was loaded in this process already (see load_session on the collector).
+_loaded_before = False
 
 
 @dataclass
@@ -64,9 +66,14 @@ def load_session(path: Path) -> LoadedSession:
     loaded = LoadedSession(session_id=path.stem, path=path)
     # Loading makes hundreds of thousands of objects and no cycles; each collection the allocations
     # would set off walks all of them again. Off, a 500 MB record loads in about 30 % less CPU time.
-    # They live as long as the session, so they are then moved out of the collector's sight for good
-    # (``gc.freeze``): otherwise the first full collection after loading, and every one later, walks
-    # them all (0.3 s in the middle of building the transcript, for 500 MB).
+    # They live as long as the session, so after the first load in a process they are moved out of the
+    # collector's sight (``gc.freeze``): otherwise the first full collection after loading, and every
+    # one later, walks them all (0.3 s in the middle of building the transcript, for 500 MB). Whatever
+    # else was alive then is frozen too, and a frozen cycle is never freed; so a later load (another
+    # session picked in the same process, whose predecessor is about to become garbage) unfreezes
+    # everything instead and leaves the collector to do its work.
+    global _loaded_before
+    first_load, _loaded_before = not _loaded_before, True
     collecting = gc.isenabled()
     gc.disable()
     try:
@@ -75,7 +82,10 @@ def load_session(path: Path) -> LoadedSession:
                 _line_warning(loaded, f"line {line.lineno} of {path} could not be read ({line.problem}) and was skipped")
                 continue
             _take(loaded, line.record, line.lineno)
-        gc.freeze()
+        if first_load:
+            gc.freeze()
+        else:
+            gc.unfreeze()
     finally:
         if collecting:
             gc.enable()
