@@ -140,3 +140,9 @@ async def test_windows_line_endings_are_not_shown(grep: GrepSearchTool, ctx: Too
 def test_summary() -> None:
     grep = GrepSearchTool()
     assert grep.summarize({"pattern": "TODO", "path": "app", "include": "*.py"}) == "grep_search 'TODO' in app (*.py)"
+
+
+async def test_a_file_named_outright_is_searched_whatever_the_include(grep: GrepSearchTool, ctx: ToolContext) -> None:
+    _put(ctx.root, "notes.md", "needle\n")
+    result = await grep.run({"pattern": "needle", "path": "notes.md", "include": "*.py"}, ctx)
+    assert result.output == "notes.md:1: needle"

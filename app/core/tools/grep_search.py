@@ -124,6 +124,8 @@ def compile_pattern(pattern: str) -> re.Pattern[str]:
 async def _search_with_ripgrep(
     ripgrep: Ripgrep, ctx: ToolContext, search: _Search, pattern: str, target: Path, include: str | None
 ) -> None:
+    if not ctx.fs.is_dir(target):
+        include = None  # a file named outright is searched whatever the filter says, as before
     plain = include is not None and "/" not in include and _PLAIN_NAME_GLOB.fullmatch(include)
     args = ripgrep.search_args(
         pattern,
