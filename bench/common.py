@@ -15,11 +15,35 @@ ROOT = Path(__file__).resolve().parent.parent
 RESULTS = ROOT / "bench" / "results.json"
 
 
-def report(name: str, value: float, unit: str, **extra: object) -> None:
-    print(f"{name}: {value:.3f} {unit}" if isinstance(value, float) else f"{name}: {value} {unit}", flush=True)
+def report(name: str, value: float, unit: str, *, beside: str = "", **extra: object) -> None:
+    """Print one figure (``beside``: the absolute figures a ratio comes from) and merge it into results.json."""
+    shown = f"{name}: {value:.3f} {unit}" if isinstance(value, float) else f"{name}: {value} {unit}"
+    print(shown + (f"  ({beside})" if beside else ""), flush=True)
     data = json.loads(RESULTS.read_text()) if RESULTS.exists() else {}
-    data[name] = {"value": value, "unit": unit, **extra}
+    data[name] = {"value": value, "unit": unit, **({"beside": beside} if beside else {}), **extra}
     RESULTS.write_text(json.dumps(data, indent=2, sort_keys=True) + "\n")
+
+
+def machine_load() -> str:
+    """How busy the machine is right now, for a benchmark to print beside its figures."""
+    one, five, fifteen = os.getloadavg()
+    return f"load average {one:.2f} {five:.2f} {fifteen:.2f} on {os.cpu_count()} CPUs (nproc {len(os.sched_getaffinity(0))})"
+
+
+def bytecode_state(package: Path = ROOT / "app") -> tuple[int, int]:
+    """(modules with an up-to-date .pyc, modules) in ``package``: whether a run compiles from source."""
+    import importlib.util
+
+    total = current = 0
+    for source in package.rglob("*.py"):
+        total += 1
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        try:
+            if cached.stat().st_mtime >= source.stat().st_mtime:
+                current += 1
+        except OSError:
+            pass
+    return current, total
 
 
 def median(values: list[float]) -> float:

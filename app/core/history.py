@@ -126,15 +126,20 @@ class Message:
         role = data.get("role")
         if role not in ("system", "user", "assistant", "tool"):
             raise ValueError(f"unknown message role {role!r}")
+        # Resuming builds 100,000 of these: the common (empty, already-str) values skip the conversions.
+        content = data.get("content") or ""
+        reasoning = data.get("reasoning") or ""
+        calls = data.get("tool_calls")
+        images = data.get("images")
         return cls(
             role=role,
-            content=str(data.get("content") or ""),
-            tool_calls=[ToolCall.from_dict(c) for c in data.get("tool_calls") or []],
+            content=content if type(content) is str else str(content),
+            tool_calls=[ToolCall.from_dict(c) for c in calls] if calls else [],
             tool_call_id=data.get("tool_call_id"),
             name=data.get("name"),
-            reasoning=str(data.get("reasoning") or ""),
+            reasoning=reasoning if type(reasoning) is str else str(reasoning),
             is_error=bool(data.get("is_error", False)),
-            images=[image for image in map(ImagePart.from_dict, data.get("images") or []) if image is not None],
+            images=[image for image in map(ImagePart.from_dict, images) if image is not None] if images else [],
         )
 
 
@@ -168,8 +173,14 @@ class Usage:
 
     @classmethod
     def from_dict(cls, data: dict[str, Any] | None) -> Usage:
-        data = data or {}
-        return cls(**{k: int(data.get(k) or 0) for k in cls().to_dict()})
+        get = (data or {}).get
+        return cls(
+            int(get("prompt_tokens") or 0),
+            int(get("completion_tokens") or 0),
+            int(get("total_tokens") or 0),
+            int(get("reasoning_tokens") or 0),
+            int(get("cached_tokens") or 0),
+        )
 
 
 # Servers take images only in user messages: a tool result's images follow its results in one.

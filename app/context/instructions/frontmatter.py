@@ -6,8 +6,6 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-import yaml
-
 _LINE = re.compile(r"[^\r\n]*(?:\r\n?|\n|$)")
 _FENCE = "---"
 
@@ -40,6 +38,8 @@ def split_frontmatter(text: str) -> Frontmatter:
     else:
         raise FrontmatterError("frontmatter opened with '---' is never closed", 1)
     block = "".join(lines[1:index])
+    import yaml  # here, not at import: most runs never read a file with frontmatter
+
     try:
         data = yaml.safe_load(block)
     except yaml.YAMLError as exc:

@@ -14,16 +14,15 @@ import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
-
-import yaml
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from app.context.skills.model import Skill, SkillErrorCode, SkillLevel, SkillProblem
 
 # Anchored at the very start and end (\Z, not $, which Python also lets match before a final newline).
 _FRONTMATTER = re.compile(r"^---\n([\s\S]*?)\n---(?:\n|\Z)([\s\S]*)\Z")
-# The C loader is the same safe subset as yaml.safe_load, several times faster over hundreds of skills.
-_LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+if TYPE_CHECKING:
+    import yaml
 # A skill is a page of instructions; a huge file is a mistake and would flood the context when invoked.
 MAX_SKILL_BYTES = 1024 * 1024
 _NAME_PUNCTUATION = frozenset("_:.-")
@@ -119,9 +118,20 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
+@cache
+def _loader() -> Any:
+    # Imported on first use, not at start-up: a run without skills never reads YAML.
+    import yaml
+
+    # The C loader is the same safe subset as yaml.safe_load, several times faster over hundreds of skills.
+    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 def _load_yaml(block: str) -> dict[str, Any]:
+    import yaml
+
     try:
-        data = yaml.load(block, Loader=_LOADER)  # a safe loader, like yaml.safe_load
+        data = yaml.load(block, Loader=_loader())  # a safe loader, like yaml.safe_load
     except yaml.YAMLError as exc:
         raise SkillParseError(SkillErrorCode.PARSE_ERROR, _yaml_message(exc)) from exc
     if data is None:

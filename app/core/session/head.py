@@ -23,9 +23,10 @@ HEAD_LINE_LIMIT = 256 * 1024
 HEAD_BYTE_BUDGET = 4 * 1024 * 1024
 HEAD_MAX_LINES = 200
 
-_TYPE = re.compile(r'"type"\s*:\s*"([a-z_]+)"')
-_TIMESTAMP = re.compile(r'"timestamp"\s*:\s*"([^"]+)"')
-_CONTENT = re.compile(r'"content"\s*:\s*"')
+# Kept as text: ``re`` compiles each on first use (and caches it), which keeps the work off start-up.
+_TYPE = r'"type"\s*:\s*"([a-z_]+)"'
+_TIMESTAMP = r'"timestamp"\s*:\s*"([^"]+)"'
+_CONTENT = r'"content"\s*:\s*"'
 
 
 @dataclass
@@ -93,9 +94,9 @@ def _facts_of_line_start(raw: bytes) -> _LineFacts:
     timestamp are near the start; the prompt is decoded as far as it goes.
     """
     text = raw.decode("utf-8", errors="ignore")
-    type_match = _TYPE.search(text)
-    stamp_match = _TIMESTAMP.search(text)
-    content_match = _CONTENT.search(text)
+    type_match = re.search(_TYPE, text)
+    stamp_match = re.search(_TIMESTAMP, text)
+    content_match = re.search(_CONTENT, text)
     return _LineFacts(
         type=type_match.group(1) if type_match else None,
         timestamp=stamp_match.group(1) if stamp_match else None,

@@ -134,8 +134,7 @@ class SessionRecorder:
         if title is not None and (title, title_source) != (self.title, self.title_source):
             self.title, self.title_source = title, title_source
             self._since_title = TITLE_REANCHOR_BYTES  # not where the tail can see it: anchor it on the next write
-        for record_uuid, text in large_results.items():
-            self._contents.add(content_key(text), record_uuid)
+        self._contents.add_later(large_results)
 
     @property
     def session_id(self) -> str:

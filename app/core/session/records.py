@@ -141,6 +141,15 @@ class Record:
 
         Raises ValueError with a short reason a person can read.
         """
+        if type(data) is dict:
+            record = _well_formed(cls, data)
+            if record is not None:
+                return record
+        return cls._checked(data)
+
+    @classmethod
+    def _checked(cls, data: Any) -> Record:
+        """``from_json`` one check at a time, so the reason names the first thing wrong."""
         if not isinstance(data, dict):
             raise ValueError(f"not a JSON object (got a JSON {_json_kind(data)})")
         schema = data.get("schemaVersion")
@@ -176,6 +185,62 @@ class Record:
             content_ref=_optional_str(data, "contentRef"),
             schema_version=_optional_int(data, "schemaVersion"),
         )
+
+
+_REQUIRED = ("uuid", "sessionId", "timestamp", "cwd", "version")
+_OPTIONAL = ("parentUuid", "subtype", "gitBranch", "promptId", "model", "contentRef")
+_NONE_OR_STR = (type(None), str)
+
+
+def _well_formed(cls: type[Record], data: dict[str, Any]) -> Record | None:
+    """The record when every field has the type it should, else None (``_checked`` says what is wrong).
+
+    The common case in as few steps as possible: a 500 MB session has 100,000 records, and checking
+    each field in its own call was a third of the time left after JSON parsing.
+    """
+    get = data.get
+    record_type = get("type")
+    if record_type not in MESSAGE_TYPES and record_type != "system":
+        return None
+    schema = get("schemaVersion")
+    window = get("contextWindowSize")
+    if (schema is not None and type(schema) is not int) or (window is not None and type(window) is not int):
+        return None
+    if schema is not None and schema > RECORD_SCHEMA_VERSION:
+        return None
+    for key in _REQUIRED:
+        if type(get(key)) is not str:
+            return None
+    for key in _OPTIONAL:
+        if type(get(key)) not in _NONE_OR_STR:
+            return None
+    payload = get("systemPayload")
+    if payload is not None and type(payload) is not dict:
+        return None
+    try:
+        message = _message_from(get("message"), required=record_type != "system")
+        usage = _usage_from(get("usageMetadata"))
+    except ValueError:
+        return None
+    return cls(
+        uuid=data["uuid"],
+        parent_uuid=get("parentUuid"),
+        session_id=data["sessionId"],
+        timestamp=data["timestamp"],
+        type=record_type,
+        cwd=data["cwd"],
+        version=data["version"],
+        subtype=get("subtype"),
+        git_branch=get("gitBranch"),
+        prompt_id=get("promptId"),
+        model=get("model"),
+        context_window_size=window,
+        usage=usage,
+        message=message,
+        system_payload=payload,
+        content_ref=get("contentRef"),
+        schema_version=schema,
+    )
 
 
 def _json_kind(value: Any) -> str:

@@ -27,8 +27,9 @@ of three to seven words that says what the person is working on, e.g. \
 Write the title in the language the person writes in. Reply with the title \
 only: no quotes, no trailing full stop, no explanation."""
 
-_THINK = re.compile(r"<think>[\s\S]*?</think>", re.I)
-_LABEL = re.compile(r"^(?:session\s+)?title\s*[:：]\s*", re.I)
+# Kept as text: ``re`` compiles each on first use (and caches it), which keeps the work off start-up.
+_THINK = r"(?i)<think>[\s\S]*?</think>"
+_LABEL = r"(?i)^(?:session\s+)?title\s*[:：]\s*"
 _WRAPPERS = "\"'`*_#“”‘’「」《》 "
 
 
@@ -54,25 +55,26 @@ def title_prompt(history: Sequence[Message]) -> str | None:
 
 
 # Markdown a model puts around a title: a heading mark, emphasis, code ticks, a link's target.
-_HEADING = re.compile(r"^#{1,6}\s+")
-_LINK = re.compile(r"\[([^\]]*)\]\([^)]*\)")
-_EMPHASIS = re.compile(r"(\*\*|__|\*|`+|~~)(.+?)\1")
+# Patterns as text, compiled on first use (re's cache): nothing is compiled at start-up.
+_HEADING = r"^#{1,6}\s+"
+_LINK = r"\[([^\]]*)\]\([^)]*\)"
+_EMPHASIS = r"(\*\*|__|\*|`+|~~)(.+?)\1"
 
 
 def _plain(line: str) -> str:
-    line = _HEADING.sub("", line)
-    line = _LINK.sub(r"\1", line)
+    line = re.sub(_HEADING, "", line)
+    line = re.sub(_LINK, r"\1", line)
     previous = None
     while previous != line:  # "**`x`**" takes two passes
-        previous, line = line, _EMPHASIS.sub(r"\2", line)
+        previous, line = line, re.sub(_EMPHASIS, r"\2", line)
     return line
 
 
 def clean_title(answer: str) -> str:
     """The first line of the answer as a title: no thinking, label, Markdown, quotes or final stop; capped."""
-    text = _THINK.sub("", answer)
+    text = re.sub(_THINK, "", answer)
     line = next((part.strip() for part in text.splitlines() if part.strip()), "")
-    line = _LABEL.sub("", _plain(line)).strip(_WRAPPERS)
+    line = re.sub(_LABEL, "", _plain(line)).strip(_WRAPPERS)
     line = " ".join(line.split()).rstrip(".。").strip(_WRAPPERS)
     if len(line) > TITLE_MAX_CHARS:
         cut = line[: TITLE_MAX_CHARS - 1]

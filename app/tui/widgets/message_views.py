@@ -201,7 +201,7 @@ class ToolView(Static):
         mark, colour = STATUS_MARKS.get(entry.status, ("·", "$text-muted"))
         arrow = "▼" if self.expanded else "▶"
         self.set_class(entry.status in ("error", "rejected"), "failed")
-        title = _one_line(inert(entry.title or entry.tool_name))
+        title = _one_line(inert(entry.shown_title() or entry.tool_name))
         # Summaries start with the tool's name; make that part bold rather than say it twice.
         name, rest = (entry.tool_name, title[len(entry.tool_name):]) if title.startswith(entry.tool_name) else ("", title)
         header = Content.from_markup(f"[$text-muted]{arrow}[/] [{colour}]{mark}[/] [b]{escape(name)}[/b]")

@@ -6,9 +6,10 @@ keeps 2,000 entries here and only a few dozen widgets on screen.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from app.core.history import Message
+from app.core.history import Message, ToolCall
 
 
 @dataclass
@@ -22,6 +23,14 @@ class Entry:
     status: str = ""  # tool: waiting | running | ok | error | rejected | cancelled
     output: str = ""
     streaming: bool = False
+    # A resumed tool call whose title is worked out when it is first shown: a 500 MB session has
+    # 35,000 of them and a few dozen on screen (summarizing them all took 0.4 s before the screen).
+    pending_title: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+
+    def shown_title(self) -> str:
+        if self.pending_title is not None:
+            self.title, self.pending_title = self.pending_title(), None
+        return self.title
 
 
 @dataclass
@@ -56,8 +65,9 @@ def entries_from_history(messages: list[Message], summarize=None) -> list[Entry]
             if message.content.strip() or message.reasoning.strip():
                 entries.append(Entry(kind="assistant", text=message.content, reasoning=message.reasoning))
             for call in message.tool_calls:
-                title = summarize(call) if summarize else call.name
-                entry = Entry(kind="tool", call_id=call.id, tool_name=call.name, title=title, status="waiting")
+                entry = Entry(kind="tool", call_id=call.id, tool_name=call.name, title=call.name, status="waiting")
+                if summarize:
+                    entry.pending_title = _title_of(summarize, call)
                 by_call[call.id] = entry
                 entries.append(entry)
         elif message.role == "tool":
@@ -66,3 +76,7 @@ def entries_from_history(messages: list[Message], summarize=None) -> list[Entry]
                 entry.output = message.content
                 entry.status = "error" if message.is_error else "ok"
     return entries
+
+
+def _title_of(summarize: Callable[[ToolCall], str], call: ToolCall) -> Callable[[], str]:
+    return lambda: summarize(call)
