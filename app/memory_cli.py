@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from app.cli_settings import settings_for_cli
+from app.core.tools.text import plural
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -200,7 +201,7 @@ def _status(args: argparse.Namespace, paths: Paths) -> int:
     held = f" by pid {lock.pid}" if lock.pid else ""
     print(f"Dream lock:      {lock.state.value}{held} ({mem.lock_file})")
     for scope, row in counts.items():
-        print(f"{scope.capitalize() + ':':<16} {row['files']} file(s), {row['usable']} usable, {row['with_problems']} with problems — {row['root']}")
+        print(f"{scope.capitalize() + ':':<16} {plural(row['files'], 'file')}, {row['usable']} usable, {row['with_problems']} with problems — {row['root']}")
     return EXIT_OK
 
 

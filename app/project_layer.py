@@ -10,6 +10,7 @@ trust`` and the headless notice show.
 from __future__ import annotations
 
 import re
+from app.core.tools.text import plural
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from typing import Any
@@ -65,7 +66,7 @@ def describe_layer(data: dict[str, Any]) -> list[str]:
     if isinstance(hooks, dict):
         commands = [f"{event}: {_command(entry)}" for event, entries in hooks.items() if isinstance(entries, list) for entry in entries]
         if commands:
-            lines.append(f"hooks ({len(commands)} command(s) run on events): {_joined(commands)}")
+            lines.append(f"hooks ({plural(len(commands), 'command')} run on events): {_joined(commands)}")
     servers = data.get("mcp_servers") if isinstance(data.get("mcp_servers"), dict) else data.get("mcpServers")
     if isinstance(servers, dict) and servers:
         lines.append(f"MCP servers it would start: {_joined([f'{name} ({_command(spec)})' for name, spec in servers.items()])}")

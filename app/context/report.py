@@ -19,6 +19,7 @@ from app.context.request import GROUP_ORDER, AssembledRequest, RequestPart, tool
 from app.core.history import Usage
 from app.core.session.delete import CONTEXT_SIDECAR_SUFFIX
 from app.fsutil import atomic_write_text
+from app.core.tools.text import plural
 
 REPORT_VERSION = 1
 
@@ -265,7 +266,7 @@ def _file_lines(report: ContextReport) -> list[str]:
         raw = sum(r.raw_chars for r in truncated)
         injected = sum(r.chars for r in truncated)
         lines.append(
-            f"  ⚠ {len(truncated)} file(s) truncated ({fmt(raw)} raw chars -> {fmt(injected)} injected chars); "
+            f"  ⚠ {plural(len(truncated), 'file')} truncated ({fmt(raw)} raw chars -> {fmt(injected)} injected chars); "
             "raise context.per_file_chars / context.total_chars in settings to keep more."
         )
     return lines

@@ -21,6 +21,7 @@ from pathlib import Path
 from app.core.tools.errors import ToolError
 from app.core.tools.filesystem import SKIPPED_DIRS, decode_utf8, read_regular_file
 from app.fsutil import atomic_write_text
+from app.core.tools.text import plural
 
 
 class OverlayConflict(Exception):
@@ -29,7 +30,7 @@ class OverlayConflict(Exception):
     def __init__(self, paths: list[Path]) -> None:
         self.paths = paths
         names = ", ".join(str(p) for p in paths[:5])
-        super().__init__(f"{len(paths)} file(s) changed on disk since the suggestion was prepared ({names}); nothing was applied")
+        super().__init__(f"{plural(len(paths), 'file')} changed on disk since the suggestion was prepared ({names}); nothing was applied")
 
 
 @dataclass(frozen=True)

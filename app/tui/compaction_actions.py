@@ -13,6 +13,7 @@ from app.core.events import CompactionFinished, CompactionPending, CompactionSta
 from app.tui.widgets.gauge import BudgetGauge
 from app.tui.widgets.status import format_tokens
 from app.tui.widgets.transcript import Entry
+from app.core.tools.text import plural
 
 if TYPE_CHECKING:
     import asyncio
@@ -90,7 +91,7 @@ class CompactionActions:
                     self.refresh_map_estimate(self.runtime)  # type: ignore[attr-defined]
             status.state = "waiting for the model…" if self._busy() else "idle"  # type: ignore[attr-defined]
         elif isinstance(event, MicroCompacted):
-            text = f"Cleared {event.cleared} old tool result(s) ({event.trigger}), about {format_tokens(event.tokens_saved)} tokens freed."
+            text = f"Cleared {plural(event.cleared, 'old tool result')} ({event.trigger}), about {format_tokens(event.tokens_saved)} tokens freed."
             await conversation.add(Entry(kind="notice", text=text))
 
     # -- commands ---------------------------------------------------------------------------------
@@ -131,7 +132,7 @@ class CompactionActions:
         after = runtime.assembler.assemble(runtime.agent.history, runtime.agent.tools.schemas()).total_tokens
         before = after + result.tokens_saved
         text = (
-            f"Cleared {len(result.cleared_ids)} old tool result(s) (no model call): "
+            f"Cleared {plural(len(result.cleared_ids), 'old tool result')} (no model call): "
             f"{before:,} -> {after:,} tokens, about {format_tokens(result.tokens_saved)} freed."
         )
         self.gauge.set_usage(after, source="estimate")  # type: ignore[attr-defined]

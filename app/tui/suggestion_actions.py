@@ -11,6 +11,7 @@ from textual.content import Content
 
 from app.tui.widgets.prompt import PromptInput
 from app.tui.widgets.transcript import Entry
+from app.core.tools.text import plural
 
 if TYPE_CHECKING:
     from app.core.speculation import Speculation
@@ -89,7 +90,7 @@ class SuggestionActions:
         names = [change.path.relative_to(root).as_posix() if change.path.is_relative_to(root) else str(change.path) for change in changes[:3]]
         more = f" and {len(changes) - 3} more" if len(changes) > 3 else ""
         added, removed = sum(c.added for c in changes), sum(c.removed for c in changes)
-        return f"{len(changes)} file(s) would change (+{added} −{removed}): {', '.join(names)}{more}"
+        return f"{plural(len(changes), 'file')} would change (+{added} −{removed}): {', '.join(names)}{more}"
 
     # -- the person's answer --------------------------------------------------------------------
 

@@ -62,7 +62,7 @@ async def test_a_first_turn_over_the_limit_is_cut_to_fit_and_sent(fake_llm: Fake
     events = [event async for event in runtime.agent.run("read a.log, b.log and c.log")]
     finished = next(e for e in events if isinstance(e, CompactionFinished))
     assert finished.ok, finished.message
-    assert "the conversation is too short to summarize; cut" in finished.message and "large part(s)" in finished.message
+    assert "the conversation is too short to summarize; cut" in finished.message and "large parts to their head and tail" in finished.message
     assert finished.tokens_after < runtime.agent.compactor.thresholds.hard  # type: ignore[union-attr]
     assert isinstance(events[-1], TurnFinished), events[-1]
     sent = fake_llm.requests[-1].conversation

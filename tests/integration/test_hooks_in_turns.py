@@ -116,7 +116,7 @@ async def test_untrusted_project_hooks_wait_for_trust(fake_llm: FakeOpenAIServer
     # Folder trust is the one mechanism: an untrusted folder's hooks are not even loaded, and the
     # session says what its project layer would change.
     assert runtime.hooks.runner.specs == []
-    assert any(line.startswith("hooks (1 command(s)") for line in runtime.untrusted_changes())
+    assert any(line.startswith("hooks (1 command run") for line in runtime.untrusted_changes())
     await runtime.aclose()
     trusted = _runtime(fake_llm, repo, {"Stop": [{"command": hook}]}, layer="project", trusted=True)
     fake_llm.push(Reply.text("ok"))

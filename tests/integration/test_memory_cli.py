@@ -117,7 +117,7 @@ def test_status_reports_the_last_runs_the_lock_and_counts(repo: Path, mem: Memor
     assert "Last extraction: 2026-09-21 14:13 (memories changed)" in out
     assert "Last dream:      2026-09-20 14:13 (nothing changed)" in out
     assert f"Dream lock:      held by pid {os.getpid()}" in out
-    assert f"Project:         4 file(s), 3 usable, 2 with problems — {mem.project_root}" in out
+    assert f"Project:         4 files, 3 usable, 2 with problems — {mem.project_root}" in out
     data = json.loads(run(repo, "status", "--json").stdout)
     assert data["last_extraction"] == {"at": at, "status": "updated", "session_id": "s1", "topics": []}
     assert data["lock"]["state"] == "held" and data["lock"]["pid"] == os.getpid()

@@ -71,7 +71,7 @@ def test_trusting_a_parent_covers_the_repositories_under_it(repo: Path) -> None:
 def test_hooks_trust_is_an_alias_of_trust(repo: Path) -> None:
     _project(repo, {"hooks": {"Stop": [{"command": "echo done"}]}})
     result = agentctx(["hooks", "trust"], repo)
-    assert result.returncode == 0 and "hooks (1 command(s) run on events): Stop: echo done" in result.stdout
+    assert result.returncode == 0 and "hooks (1 command run on events): Stop: echo done" in result.stdout
     listing = agentctx(["hooks", "list"], repo)
     assert "Project folder trust: trusted" in listing.stdout and "Stop: echo done" in listing.stdout
     agentctx(["hooks", "untrust"], repo)

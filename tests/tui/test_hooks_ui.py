@@ -37,7 +37,7 @@ async def test_the_trust_question_is_asked_once_and_remembered(fake_llm: FakeOpe
         # Not ready(): the session-start worker waits for this very answer. Folder trust is the one
         # question for project hooks and the rest of the project layer.
         await wait_until(pilot, lambda: isinstance(app.screen, TrustScreen), what="trust question")
-        assert any(line.startswith("hooks (1 command(s) run on events): Stop: ") for line in app.screen.changes)
+        assert any(line.startswith("hooks (1 command run on events): Stop: ") for line in app.screen.changes)
         await pilot.press("y")
         await wait_until(pilot, lambda: not isinstance(app.screen, TrustScreen), what="answered")
         await wait_until(pilot, lambda: app.runtime is not None and len(app.runtime.hooks.runner.specs) == 1, what="reopened with the hook")

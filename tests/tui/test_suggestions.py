@@ -30,7 +30,7 @@ async def test_tab_accepts_a_prepared_suggestion(fake_llm: FakeOpenAIServer, wor
         await wait_until(pilot, lambda: app.prompt.follow_up == "fix the typo", what="suggestion")
         assert "fix the typo" in str(app.prompt.placeholder)
         await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
-        assert "1 file(s) would change (+1 −1)" in str(app.query_one("#command-hint").render())
+        assert "1 file would change (+1 −1)" in str(app.query_one("#command-hint").render())
         assert "'helo'" in (workspace / "app.py").read_text(), "not applied before acceptance"
         await pilot.press("tab")
         # Default mode: an edit asks, so the prepared one does too, with its diff.

@@ -63,7 +63,7 @@ def test_list_shows_window_thresholds_statuses_and_gap() -> None:
     assert f"Server reported 900 prompt tokens; tracked {report.tracked_tokens:,}" in text
     assert "sub/AGENTS.md" in text and "TRUNCATED" in text and "raw 50,000 chars · injected 20,000 chars" in text
     assert "AGENTS.md                          MISSING" in text
-    assert "1 file(s) truncated (50,000 raw chars -> 20,000 injected chars)" in text
+    assert "1 file truncated (50,000 raw chars -> 20,000 injected chars)" in text
     assert "Tool schemas: 2 tools" in text
 
 

@@ -87,7 +87,7 @@ def test_an_untrusted_project_layer_is_recorded_and_ignored(tmp_path: Path) -> N
     text = "\n".join(layer.changes)
     for expected in ("model endpoint: http://evil/v1", "approval mode: yolo", "permissions allow: write_file",
                      "extra directories read into the prompt: /home/me/.aws", "instruction file names: credentials",
-                     "hooks (1 command(s) run on events): Stop: curl evil", "MCP servers it would start: spy (spy-server)"):
+                     "hooks (1 command run on events): Stop: curl evil", "MCP servers it would start: spy (spy-server)"):
         assert expected in text
 
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field, replace
 
 from app.core.history import Message
+from app.core.tools.text import plural
 
 # Parts smaller than this are not worth cutting: the marker alone is a tenth of it.
 MIN_CUT_CHARS = 2_000
@@ -40,7 +41,7 @@ class Shrunk:
 
     def describe(self) -> str:
         saved = sum(before - after for _, before, after in self.cuts)
-        return f"cut {len(self.cuts)} large part(s) to their head and tail ({saved:,} characters)"
+        return f"cut {plural(len(self.cuts), 'large part')} to their head and tail ({saved:,} characters)"
 
 
 def cuttable(message: Message) -> bool:

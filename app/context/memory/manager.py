@@ -38,6 +38,7 @@ from app.context.memory.store import MemoryStore
 from app.context.memory.touched import touched_topics_from_file_paths
 from app.context.memory.writes import written_path
 from app.core.history import Message, ToolCall
+from app.core.tools.text import plural
 
 if TYPE_CHECKING:
     from app.config import MemorySettings
@@ -260,7 +261,7 @@ class MemoryManager:
             write_cursor(self.mem.cursor_file, plan.skip_cursor)  # type: ignore[arg-type]
             self._set(self.extraction, "skipped", "nothing new since the last extraction")
             return
-        self._set(self.extraction, "running", f"reading {len(history) - plan.start} new message(s)")
+        self._set(self.extraction, "running", f"reading {plural(len(history) - plan.start, 'new message')}")
         roots = [self.mem.project_root, self.mem.user_root]
         system = Template(_template("extract")).safe_substitute(
             project_root=str(self.mem.project_root), user_root=str(self.mem.user_root), memory_index=memory_prompt(self.mem) or "(none yet)"
@@ -397,11 +398,11 @@ class MemoryManager:
                 replace(meta, last_dream_at=self.clock(), last_dream_session_id=self.session_id, last_dream_status=status).touched(self.clock()),
             )
             if run.timed_out and written:
-                failure = f"{failure}; {len(written)} file(s) changed before it"
+                failure = f"{failure}; {plural(len(written), 'file')} changed before it"
             if failure:
                 self._set(self.dream, "failed", failure)
             else:
-                self._set(self.dream, "done", f"{len(written)} file(s) changed, {merged} merged away" if written else "nothing to change")
+                self._set(self.dream, "done", f"{plural(len(written), 'file')} changed, {merged} merged away" if written else "nothing to change")
         except asyncio.CancelledError:
             self._set(self.dream, "failed", "cancelled")
             raise
