@@ -30,3 +30,21 @@ def test_the_marker_counts_what_was_cut() -> None:
     number, tail = rest.split(" characters", 1)[0], rest.rsplit("]\n\n", 1)[1]
     assert int(number.replace(",", "")) == 50_000 - len(head) - len(tail)
     assert set(head) == set(tail) == {"x"}
+
+
+def test_a_call_whose_arguments_alone_are_too_big_keeps_valid_json_cut_to_head_and_tail() -> None:
+    import json
+
+    from app.core.history import ToolCall
+
+    content = "0123456789abcdef" * 100_000  # 1.6 M characters written by one call
+    call = ToolCall("w1", "write_file", json.dumps({"path": "big.txt", "content": content}))
+    messages = [Message.user("write it"), Message(role="assistant", content="", tool_calls=[call])]
+    view = cap_oversized(messages, 32_000)
+    [sent] = view[1].tool_calls
+    args = json.loads(sent.arguments)
+    assert args["path"] == "big.txt"
+    assert len(sent.arguments) <= 32_000 * 4 * 0.5 + 200
+    assert args["content"].startswith("0123456789abcdef") and args["content"].endswith("abcdef")
+    assert "characters cut from the middle of this message" in args["content"]
+    assert messages[1].tool_calls[0].arguments == call.arguments, "the history keeps every character"
