@@ -82,3 +82,25 @@ def test_a_project_server_in_an_untrusted_folder_never_starts(fake_llm: FakeOpen
     again = cli(["-p", "use it"], cwd=workspace, server=fake_llm)
     assert again.returncode == 0, again.stderr
     assert marker.exists() and _tool_result(fake_llm.requests[3], "c2") == "echo: trusted"
+
+
+def test_a_repository_set_up_for_qwen_code_works_unchanged_once_trusted(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
+    """Qwen Code's own .qwen/settings.json (camelCase, its mcpServers) declares the server; nothing is translated by hand."""
+    marker = tmp_path / "started.pid"
+    qwen = workspace / ".qwen" / "settings.json"
+    qwen.parent.mkdir(parents=True)
+    entry = stdio_entry("--pid-file", str(marker), trust=True, timeout=30000)
+    qwen.write_text(json.dumps({"mcpServers": {"repo-tools": entry}, "tools": {"approvalMode": "default"}}, indent=2), encoding="utf-8")
+    fake_llm.push(Reply.tool_calls([("c1", "mcp__repo-tools__echo", {"text": "x"})]), Reply.text("ok"))
+    untrusted = cli(["-p", "use it"], cwd=workspace, server=fake_llm)
+    assert untrusted.returncode == 0, untrusted.stderr
+    assert not marker.exists(), "an untrusted folder starts none of its servers"
+    assert "run 'agentctx-tui trust' here" in untrusted.stderr
+
+    assert cli(["trust"], cwd=workspace).returncode == 0
+    fake_llm.push(Reply.tool_calls([("c2", "mcp__repo-tools__echo", {"text": "from Qwen's settings"})]), Reply.text("done"))
+    trusted = cli(["-p", "use it"], cwd=workspace, server=fake_llm)
+    assert trusted.returncode == 0, trusted.stderr
+    assert marker.exists()
+    assert "mcp__repo-tools__echo" in [t["function"]["name"] for t in fake_llm.requests[2].body["tools"]]
+    assert _tool_result(fake_llm.requests[3], "c2") == "echo: from Qwen's settings"
