@@ -161,3 +161,39 @@ def test_the_grammar_is_imported_only_when_a_command_is_judged() -> None:
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
     assert out.stdout.strip() == "False"
+
+
+def test_characters_that_crash_the_grammar_are_given_to_it_as_ascii() -> None:
+    """tree-sitter-bash 0.25.1 segfaults on '{' and some astral characters; the line still parses, in a child
+    process so a crash fails this test instead of killing the run."""
+    import subprocess
+    import sys
+
+    code = (
+        "from app.core.tools.shell_syntax import parse_shell\n"
+        "for line in ['{\\U000f8481', '{\\U00100000', 'echo {\\U000f8481} h\\u00e9llo']:\n"
+        "    parse_shell(line)\n"
+        "s = parse_shell('echo h\\u00e9llo w\\u00f6rld')\n"
+        "print(s.commands[0].argv)\n"
+    )
+    root = Path(__file__).resolve().parents[2]
+    result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.strip() == "['echo', 'héllo', 'wörld']", "words keep their real characters"
+
+
+def test_find_exec_of_a_shell_is_analysed_inside() -> None:
+    from app.core.tools.shell_wrappers import analyse_command
+
+    analysis = analyse_command("find . -exec bash -c 'rm -rf x' \\;")
+    assert [i.name for i in analysis.invocations] == ["find", "bash", "rm"]
+
+
+def test_a_deny_rule_holds_through_find_exec_of_a_shell_in_yolo_mode() -> None:
+    from app.core.tools.permissions import ApprovalMode, PermissionDecision, PermissionPolicy
+    from app.core.tools.shell import ShellTool
+
+    policy = PermissionPolicy(deny=["run_shell_command(rm *)"], mode=ApprovalMode.YOLO)
+    for line in ("find . -exec bash -c 'rm -rf x' \\;", "find . -execdir sh -c 'cd / && rm x' \\;", "find . -exec sudo rm {} +"):
+        decision, reason = policy.decide(ShellTool(), {"command": line})
+        assert decision is PermissionDecision.DENY, (line, reason)

@@ -245,7 +245,10 @@ def _unwrap(invocation: Invocation, analysis: Analysis, depth: int) -> Iterator[
             analysis.fail("git -c / --config-env can make git run any program (a pager, an alias, a diff driver)")
             return
         if name == "find":
-            yield from _find(current, analysis)
+            for inner in _find(current, analysis):
+                yield inner
+                # What -exec runs may be a wrapper or a shell itself: find -exec bash -c 'rm x' \;
+                yield from _unwrap(inner, analysis, depth + 1)
             return
         wrapper = WRAPPERS.get(name)
         if wrapper is None:
