@@ -197,3 +197,14 @@ def test_a_deny_rule_holds_through_find_exec_of_a_shell_in_yolo_mode() -> None:
     for line in ("find . -exec bash -c 'rm -rf x' \\;", "find . -execdir sh -c 'cd / && rm x' \\;", "find . -exec sudo rm {} +"):
         decision, reason = policy.decide(ShellTool(), {"command": line})
         assert decision is PermissionDecision.DENY, (line, reason)
+
+
+def test_words_the_grammar_splits_where_bash_joins_them_hide_the_program() -> None:
+    """Found by the differential fuzz: bash runs p1 for ''\\p1, the grammar saw '' and p1."""
+    from app.core.tools.shell_syntax import parse_shell
+
+    for line in ("''\\p1", "x''\\p1", '""\\p1', "''\\ p1", "''\\p1 a"):
+        script = parse_shell(line)
+        assert not script.ok and script.hides_program, line
+    for line in ("''p1", "\\p1", "p1 'a' b", "p1 [ ] { } {x} a{b"):
+        assert parse_shell(line).ok, line

@@ -169,6 +169,19 @@ def parse_shell(command: str) -> ShellScript:
     return script
 
 
+def _grammar_split(previous: Any, node: Any, source: bytes) -> bool:
+    """Two words the grammar gives with nothing between them, after a quote or before a backslash
+    (``''\\p1``, ``""\\p1``, ``''\\ p1``): bash joins them into one word the grammar never saw."""
+    gap = source[previous.end_byte : node.start_byte]
+    if gap not in (b"", b"\\ ", b"\\\t"):
+        return False
+    last = previous
+    while last.children:
+        last = last.children[-1]
+    quoted = last.type in ("raw_string", "string", "ansi_c_string", "'", '"')
+    return quoted or source[node.start_byte : node.start_byte + 1] == b"\\" or gap != b""
+
+
 # Every byte of a multi-byte character, for the grammar only.
 _NON_ASCII = re.compile(rb"[\x80-\xff]")
 
@@ -299,8 +312,15 @@ class _Builder:
     def command(self, node: Any, redirects: list[Redirect] | None = None) -> None:
         simple = SimpleCommand(redirects=list(redirects or []))
         trailing: list[Any] = []
+        previous: Any = None  # the previous word of this command
         for child in node.children:
             field_name = _field(node, child)
+            is_word = child.type == "command_name" or (child.type not in _REDIRECTS and child.type != "variable_assignment" and (field_name == "argument" or child.is_named))
+            if is_word:
+                if previous is not None and _grammar_split(previous, child, self.source):
+                    # No space between them, so bash reads one word (''\p1 runs p1); the grammar read two.
+                    self.fail("it holds a word the grammar splits in two where bash reads one", hides_program=True)
+                previous = child
             if child.type == "variable_assignment":
                 simple.assignment_words.append(self.assignment(child))
             elif child.type == "command_name":
