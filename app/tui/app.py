@@ -29,17 +29,17 @@ from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
 from app.tui.commands import SlashCommand, parse_command, skill_commands
-from app.tui.compaction_actions import CompactionActions
+from app.tui.controllers.compaction import CompactionActions
 from app.tui.controllers.modes import ModeController
-from app.tui.hooks_actions import HooksActions
-from app.tui.mcp_actions import McpActions
-from app.tui.trust_actions import TrustActions
-from app.tui.suggestion_actions import SuggestionActions
-from app.tui.skills_actions import SkillsActions
-from app.tui.context_actions import ContextActions
+from app.tui.controllers.hooks import HooksActions
+from app.tui.controllers.mcp import McpActions
+from app.tui.controllers.trust import TrustActions
+from app.tui.controllers.suggestions import SuggestionActions
+from app.tui.controllers.skills import SkillsActions
+from app.tui.controllers.context import ContextActions
 from app.tui.keys import GLOBAL_KEYS, bindings, plan_keymap
-from app.tui.memory_actions import MemoryActions
-from app.tui.session_actions import SessionActions
+from app.tui.controllers.memory import MemoryActions
+from app.tui.controllers.sessions import SessionActions
 from app.tui.screens.approval import ApprovalScreen
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen

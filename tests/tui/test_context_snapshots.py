@@ -69,7 +69,7 @@ def pinned_sources(monkeypatch: pytest.MonkeyPatch, workspace: Path) -> None:
         def __init__(self, title: str, text: str, *, subtitle: str = "", highlight: str | None = None) -> None:
             super().__init__(title, text, subtitle=subtitle.replace(str(workspace), PROJECT), highlight=highlight)
 
-    monkeypatch.setattr("app.tui.context_actions.TextScreen", PinnedTextScreen)
+    monkeypatch.setattr("app.tui.controllers.context.TextScreen", PinnedTextScreen)
 
 
 def _script(fake_llm: FakeOpenAIServer) -> None:
