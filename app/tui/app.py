@@ -101,7 +101,7 @@ class AgentctxApp(
     SuggestionActions,
     App[int],
 ):
-    CSS_PATH = [style_path("app.tcss"), style_path("screens.tcss")]
+    CSS_PATH = [style_path("app.tcss")]  # each screen brings its own (screens/<name>.tcss)
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
 

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical, VerticalScroll
@@ -15,6 +17,7 @@ from app.tui.keys import APPROVAL_KEYS, bindings
 
 
 class ApprovalScreen(ModalScreen[Decision]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = bindings(APPROVAL_KEYS)
 
     def __init__(

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
@@ -11,6 +13,7 @@ from textual.widgets import Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = [
         Binding("y", "answer(True)", "Yes", id="confirm_yes"),
         Binding("n,escape", "answer(False)", "No", id="confirm_no"),

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 from rich.markup import escape
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -44,6 +46,7 @@ _APP_KEYS_HERE = ("help", "sessions")
 
 
 class FirstRunScreen(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = [
         Binding("escape,enter,q", "close", "Close", id="first_run_close"),
         *(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from itertools import groupby
+from pathlib import Path
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -34,6 +35,7 @@ def help_text(keymap: dict[str, str]) -> str:
 
 
 class HelpScreen(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = [Binding("escape,f1,q", "close", "Close", id="help_close")]
 
     def __init__(self, keymap: dict[str, str]) -> None:

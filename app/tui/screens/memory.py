@@ -8,6 +8,7 @@ a file named ``[b].md`` or a description holding ``[$accent]`` shows as written.
 from __future__ import annotations
 
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from textual.app import ComposeResult, SuspendNotSupported
@@ -71,6 +72,7 @@ def group_prompt(scope: MemoryScope, topic: str, count: int) -> Content:
 
 
 class MemoryScreen(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = bindings(MEMORY_KEYS)
 
     def __init__(self, manager: MemoryManager, *, clock: Callable[[], float] | None = None) -> None:

@@ -74,6 +74,7 @@ def session_row(summary: SessionSummary, current: str | None, snippet: str = "")
 
 
 class SessionPickerScreen(ModalScreen[str | None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = bindings(PICKER_KEYS)
 
     def __init__(self, sessions: list[SessionSummary], *, current: str | None = None, chats_dir: Path | None = None) -> None:

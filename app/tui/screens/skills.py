@@ -68,6 +68,8 @@ def draft_line(draft: Draft) -> Content:
 class KeepDraftScreen(ModalScreen[str | None]):
     """Where a kept draft goes: u (your skills, every project) or p (this project's .qwen/skills)."""
 
+    CSS_PATH = Path(__file__).with_name("confirm.tcss")  # the look of the yes/no question
+
     BINDINGS = [
         Binding("u", "choose('user')", "User", id="keep_user"),
         Binding("p", "choose('project')", "Project", id="keep_project"),
@@ -103,6 +105,7 @@ RUNNABLE = (SkillStatus.AVAILABLE, SkillStatus.USER_ONLY, SkillStatus.WAITING)
 
 
 class SkillsScreen(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = [
         Binding("escape", "close", "Close", id="skills_close"),
         Binding("q", "close", "Close", id="skills_close_q", show=False),

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 from rich.markup import escape
 from textual.app import ComposeResult
@@ -14,6 +15,7 @@ from textual.widgets import Static
 
 
 class TextScreen(ModalScreen[None]):
+    CSS_PATH = Path(__file__).with_suffix(".tcss")  # absolute: a subclass elsewhere finds it too
     BINDINGS = [
         Binding("escape,q", "close", "Close", id="text_close"),
         Binding("c", "copy", "Copy", id="text_copy"),
