@@ -2,15 +2,12 @@
 
 from __future__ import annotations
 
-import asyncio
-import json
 import time
-from collections.abc import AsyncIterator, Callable, Iterable
+from collections.abc import Callable, Iterable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from rich.markup import escape
 from textual import events, work
 from textual.app import App, ComposeResult, SystemCommand
 from textual.notifications import SeverityLevel
@@ -20,66 +17,58 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from app.config import Settings, load_settings
-from app.core.events import (
-    ApprovalNeeded,
-    Decision,
-    Event,
-)
-from app.core.history import ToolCall
-from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
-from app.tui.commands import SlashCommand, parse_command, skill_commands
-from app.tui.controllers.compaction import CompactionActions
+from app.tui import prompt_store
+from app.tui.commands import SlashCommand, parse_command
+from app.tui.controllers.approvals import ApprovalController
+from app.tui.controllers.compaction import CompactionController
+from app.tui.controllers.context import ContextController
+from app.tui.controllers.hooks import HooksController
+from app.tui.controllers.mcp import McpController
+from app.tui.controllers.memory import MemoryController
+from app.tui.controllers.mentions import MentionController
 from app.tui.controllers.modes import ModeController
-from app.tui.controllers.hooks import HooksActions
-from app.tui.controllers.mcp import McpActions
-from app.tui.controllers.trust import TrustActions
-from app.tui.controllers.suggestions import SuggestionActions
-from app.tui.controllers.skills import SkillsActions
-from app.tui.controllers.context import ContextActions
-from app.tui.keys import GLOBAL_KEYS, bindings, plan_keymap
-from app.tui.controllers.memory import MemoryActions
-from app.tui.controllers.sessions import SessionActions
-from app.tui.screens.approval import ApprovalScreen
+from app.tui.controllers.sessions import SessionController
+from app.tui.controllers.skills import SkillsController
+from app.tui.controllers.suggestions import SuggestionController
+from app.tui.controllers.trust import TrustController
+from app.tui.controllers.turn import NEEDS_IDLE, TurnController
+from app.tui.keys import GLOBAL_KEYS, bindings, make_priority, plan_keymap
+from app.tui.map_panel import MapPanel
+from app.tui.messages import (
+    MapChanged,
+    MapReported,
+    MapStreaming,
+    ModelSwitched,
+    PendingChanged,
+    SessionOpened,
+    StatusChanged,
+    UsageChanged,
+)
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen
-from app.tui.screens.sessions import SessionPickerScreen
-from app.tui.turn_view import TurnView, tool_title
+from app.tui.turn_view import TurnView
 from app.tui.widgets.context_map import ContextMap
 from app.tui.widgets.conversation import Conversation
 from app.tui.widgets.gauge import BudgetGauge
 from app.tui.widgets.prompt import PromptInput
 from app.tui.widgets.status import StatusLine
-from app.tui.widgets.transcript import Entry, entries_from_history
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
+    from app.tui.screens.skills import SkillsScreen
 
 QUIT_WINDOW_SECONDS = 2.0
 # On quit, background memory work and a title query get this long to finish.
 EXIT_DRAIN_SECONDS = 5.0
-# The picker lists this many sessions; its search covers every one.
-PICKER_LIMIT = 1000
-HISTORY_LIMIT = 500
 # Priority keys reach the app under a modal too; these act on the screen behind it, so a
 # modal keeps them (e.g. pageup scrolls the help text, shift+tab moves focus in a dialog).
 CONVERSATION_ACTIONS = frozenset({"load_earlier", "scroll_conversation", "cycle_approval_mode"})
 
 
-def loaded_instructions_line(runtime: Runtime) -> str:
-    """Which instruction files this session reads, said once when it opens."""
-    from app.tui.widgets.status import format_tokens
-
-    rows = [r for r in runtime.assembler.instruction_rows() if r.status != "MISSING"]
-    if not rows:
-        return ""
-    names = ", ".join(r.name for r in rows[:6]) + (f" and {len(rows) - 6} more" if len(rows) > 6 else "")
-    tokens = format_tokens(sum(r.tokens for r in rows))
-    return f"Instruction files: {names} ({tokens} tokens) · /memory show reads them as sent"
-
-
 def build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
-    """app.runtime imports every context package: imported in the worker thread, after the first frame."""
+    """app.runtime imports every context package: imported in the worker thread, after the first frame.
+    (Looked up when the app is made, so a test may put a slower one in its place.)"""
     from app.runtime import build_runtime as build
 
     return build(*args, **kwargs)
@@ -89,18 +78,14 @@ def style_path(name: str) -> Path:
     return Path(str(resources.files("app").joinpath("styles", name)))
 
 
-class AgentctxApp(
-    ContextActions,
-    CompactionActions,
-    SkillsActions,
-    MemoryActions,
-    HooksActions,
-    TrustActions,
-    McpActions,
-    SessionActions,
-    SuggestionActions,
-    App[int],
-):
+class AgentctxApp(App[int]):
+    """The conversation screen and the composition of the controllers that act for it.
+
+    Each /command and key lands in an ``action_*`` here that hands it to its controller
+    (``controllers/``); the controllers reach back only through ``host.TuiHost`` and post the
+    messages of ``messages.py``, which the ``on_*`` handlers below apply to the widgets.
+    """
+
     CSS_PATH = [style_path("app.tcss")]  # each screen brings its own (screens/<name>.tcss)
     BINDINGS = bindings(GLOBAL_KEYS)
     TITLE = "agentctx"
@@ -118,7 +103,7 @@ class AgentctxApp(
         self.settings = settings
         self.paths = paths
         self.key_plan = plan_keymap(settings.keymap)
-        self._make_priority(self.key_plan.priority_ids)
+        make_priority(self._bindings, self.key_plan.priority_ids)
         self.runtime: Runtime | None = None
         self._resume = resume
         self._continue = continue_latest
@@ -126,12 +111,21 @@ class AgentctxApp(
         # Watching skill dirs is a background task; tests of other things leave it off.
         self._watch = warm_up
         self._last_ctrl_c = 0.0
-        self._approval: ApprovalScreen | None = None
+        self.map_panel: MapPanel | None = None  # once the widgets are there
+        # The controllers, wired to each other here and nowhere else.
         self.modes = ModeController(self)
-        self._skills_unsubscribe: Callable[[], None] | None = None
-        # The project's files for @path completion: listed once, on the first @ typed.
-        self._project_files: list[str] | None = None
-        self._failed_turn = False  # the last turn failed: ctrl+y retries it (else ctrl+y copies the answer)
+        self.approvals = ApprovalController(self)
+        self.mcp = McpController(self)
+        self.mentions = MentionController(self)
+        self.suggestions = SuggestionController(self, run_turn=self._turn, new_view=self.new_turn_view)
+        self.turns = TurnController(self, new_view=self.new_turn_view, follow_ups=self.suggestions, expand=self.mcp.expand)
+        self.memory = MemoryController(self, run_turn=self._turn)
+        self.context = ContextController(self, run_turn=self._turn, memory_panel=self.memory.panel)
+        self.compaction = CompactionController(self, new_view=self.new_turn_view, refresh_map=self.context.refresh_map_estimate)
+        self.skills = SkillsController(self)
+        self.sessions = SessionController(self, build_runtime=build_runtime, on_leave=self.suggestions.dismiss)
+        self.trust = TrustController(self, open_session=self.sessions.open)
+        self.hooks = HooksController(self, ask_trust_once=self.trust.ask_once, trust_command=self.trust.command)
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -144,7 +138,7 @@ class AgentctxApp(
                 yield Static(Content.from_markup("[b]Context map[/b] [$text-muted]F2 · ↑↓ · enter[/]"), id="side-title")
                 yield ContextMap(id="context-map")
         yield Static("", id="command-hint")
-        yield PromptInput(history=self._load_input_history(), id="prompt")
+        yield PromptInput(history=prompt_store.load_input_history(self.paths), id="prompt")
         yield BudgetGauge(id="gauge")
         yield StatusLine(id="status")
         yield Footer()
@@ -161,6 +155,20 @@ class AgentctxApp(
     def status(self) -> StatusLine:
         return self.query_one("#status", StatusLine)
 
+    @property
+    def gauge(self) -> BudgetGauge:
+        return self.query_one("#gauge", BudgetGauge)
+
+    @property
+    def context_map(self) -> ContextMap:
+        return self.query_one("#context-map", ContextMap)
+
+    def new_turn_view(self) -> TurnView:
+        return TurnView(self, self.conversation, compaction=self.compaction, approvals=self.approvals)
+
+    def _turn(self, prompt: str, shown: str | None = None) -> None:
+        self.turns.run(prompt, shown)
+
     def notify(
         self,
         message: str,
@@ -174,19 +182,10 @@ class AgentctxApp(
         ("/compress [focus]" lost its "[focus]" as markup)."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
-    def _make_priority(self, ids: set[str]) -> None:
-        """A global key remapped onto one the prompt uses itself must reach the app first."""
-        if not ids:
-            return
-        import dataclasses
-
-        for key, found in self._bindings.key_to_bindings.items():
-            self._bindings.key_to_bindings[key] = [
-                dataclasses.replace(b, priority=True) if b.id in ids else b for b in found
-            ]
-
     async def on_mount(self) -> None:
         self.query_one("#command-hint").display = False
+        side = self.query_one("#side")
+        self.map_panel = MapPanel(side, self.context_map, self.prompt, collapse_width=self.settings.ui.map_collapse_width)
         applied = {key_id: keys for key_id, keys in self.key_plan.keymap.items() if keys}
         if applied:
             self.set_keymap(applied)
@@ -198,13 +197,13 @@ class AgentctxApp(
         status.demo = self.settings.demo
         status.model = self.settings.model.name if self.settings.has_endpoint else ""
         self._restore_draft()
-        self.follow_width(self.size.width)
+        self.map_panel.follow_width(self.size.width)
         self.prompt.focus()
         if not self.settings.has_endpoint:
             self.push_screen(FirstRunScreen(self.paths))
         elif self._warm_up:
             self._import_model_client()
-        self._open_session(resume=self._resume, continue_latest=self._continue)
+        self.sessions.open(resume=self._resume, continue_latest=self._continue)
 
     def _apply_theme(self) -> None:
         theme = self.settings.ui.theme
@@ -222,113 +221,36 @@ class AgentctxApp(
 
     # -- sessions -------------------------------------------------------------------------------
 
-    @work(exclusive=True, group="session", exit_on_error=False)
-    async def _open_session(self, resume: str | None = None, continue_latest: bool = False) -> None:
-        status = self.status
-        if resume or continue_latest:
-            status.state = "loading session…"
-        problem = ""
-        try:
-            runtime = await asyncio.to_thread(
-                build_runtime, self.settings, self.paths, resume=resume, continue_latest=continue_latest
-            )
-        except Exception as exc:  # a missing or unreadable session: say so, start fresh
-            problem = str(exc)
-            self.notify(problem, severity="error", timeout=8)
-            runtime = await asyncio.to_thread(build_runtime, self.settings, self.paths)
-        self.dismiss_suggestion()  # a turn prepared for the old session has no place in the new one
-        previous, self.runtime = self.runtime, runtime
-        if previous is not None:
-            await previous.aclose()
-        registry = runtime.registry
-
-        def summarize(call: ToolCall) -> str:
-            return tool_title(registry, call)
-
-        await self.conversation.replace_all(entries_from_history(runtime.resumed_messages, summarize))
-        if problem:  # after replace_all, which would otherwise remove it at once
-            await self.conversation.add(Entry(kind="error", text=problem))
-        for warning in runtime.warnings:
-            self.notify(warning, severity="warning", timeout=8)
-            await self.conversation.add(Entry(kind="notice", text=warning))
-        loaded = loaded_instructions_line(runtime)
-        if loaded:
-            await self.conversation.add(Entry(kind="notice", text=loaded))
+    def on_session_opened(self, message: SessionOpened) -> None:
+        """The rest of a session's opening (the sessions controller built it): the status line, the gauge
+        and the map, and what follows the session from now on."""
+        runtime = message.runtime
+        if runtime is not self.runtime:
+            return  # another session opened meanwhile
+        status, settings = self.status, self.settings
         status.session_id = runtime.session_id
         status.mode = runtime.mode.value
-        self.watch_memory(runtime.memory)
-        self.watch_drafts(runtime.drafter)
-        status.context_window = runtime.context_window if self.settings.has_endpoint else 0
+        self.memory.watch(runtime.memory)
+        self.skills.watch_drafts(runtime.drafter)
+        status.context_window = runtime.context_window if settings.has_endpoint else 0
         last = runtime.agent.last_usage if runtime.agent else None
         # No answer since the latest compaction: the size that compaction left is the best figure.
         status.used_tokens = (last.prompt_tokens + last.completion_tokens) if last else runtime.resumed_tokens
-        self.gauge.pct = self.settings.compaction.pct
-        self.gauge.origin = self.settings.compaction.pct_source
-        self.query_one(ContextMap).pct = self.settings.compaction.pct
-        self.query_one(ContextMap).origin = self.settings.compaction.pct_source
+        self.gauge.pct = self.context_map.pct = settings.compaction.pct
+        self.gauge.origin = self.context_map.origin = settings.compaction.pct_source
         source = "reported" if last else ("estimate" if runtime.resumed_tokens else "")
         self.gauge.set_usage(status.used_tokens, status.context_window, source=source)
-        self.refresh_map_estimate(runtime)
+        self.context.refresh_map_estimate(runtime)
         status.state = "idle"
         if runtime.assembler.counter.can_be_exact:
-            self._load_exact_counts(runtime)
-        self._start_hooks(runtime, "resume" if (resume or continue_latest) else "startup")
-        self.start_mcp(runtime)
-        if resume or continue_latest:
-            self.recap_after_break(runtime)
+            self.context.load_exact_counts(runtime)
+        self.hooks.start(runtime, "resume" if message.resumed else "startup")
+        self.mcp.start(runtime)
+        if message.resumed:
+            self.sessions.recap_after_break(runtime)
         if self._watch:
-            self._watch_skills(runtime.skills)
-        self._follow_skill_commands(runtime)
-
-    def _follow_skill_commands(self, runtime: Runtime) -> None:
-        """Every skill a person may run is a /command; the list follows skills added or disabled."""
-        from app.context.skills import SkillStatus
-
-        runnable = (SkillStatus.AVAILABLE, SkillStatus.USER_ONLY, SkillStatus.WAITING)
-
-        def refresh() -> None:
-            entries = [e for e in runtime.skills.skills if e.skill is not None and e.status in runnable]
-            self.prompt.extra_commands = skill_commands((e.skill.name, e.skill.description) for e in entries if e.skill)
-
-        if self._skills_unsubscribe is not None:
-            self._skills_unsubscribe()
-        refresh()
-        self._skills_unsubscribe = runtime.skills.subscribe(lambda: self.call_later(refresh))
-
-    def action_sessions(self) -> None:
-        if not isinstance(self.screen, SessionPickerScreen):
-            self._open_picker()
-
-    @work(exclusive=True, group="session-picker", exit_on_error=False)
-    async def _open_picker(self) -> None:
-        from app.core.session.listing import list_sessions
-
-        # Off the event loop: a project can hold a thousand sessions.
-        try:
-            sessions = await asyncio.to_thread(list_sessions, self.paths.chats_dir, limit=PICKER_LIMIT)
-        except OSError as error:  # e.g. the data dir is unreadable: say so rather than do nothing
-            self.notify(f"Could not list the sessions: {error}", severity="error", timeout=8)
-            return
-        current = self.runtime.session_id if self.runtime else None
-
-        def chosen(session_id: str | None) -> None:
-            if session_id and session_id != current:
-                self._switch_session(session_id)
-
-        self.push_screen(SessionPickerScreen(sessions, current=current, chats_dir=self.paths.chats_dir), chosen)
-
-    def _switch_session(self, session_id: str) -> None:
-        if self._busy():
-            self.notify("A turn is running; press Esc to cancel it before switching sessions.", severity="warning")
-            return
-        self._open_session(resume=session_id)
-
-    def action_new_session(self) -> None:
-        if self._busy():
-            self.notify("A turn is running; press Esc to cancel it first.", severity="warning")
-            return
-        self._open_session()
-        self.notify("New session started; the previous one stays in ctrl+r.")
+            self.skills.watch_skills(runtime.skills)
+        self.skills.follow_commands(runtime)
 
     # -- prompt -------------------------------------------------------------------------------
 
@@ -342,65 +264,17 @@ class AgentctxApp(
                 parts = [f"[b]/{c.name}[/b] [$text-muted]{c.description}[/]" for c in message.matches]
             hint.update(Content.from_markup("  ".join(parts) + "   [$text-muted](tab completes)[/]"))
 
-    def on_prompt_input_mention_typed(self, message: PromptInput.MentionTyped) -> None:
-        hint = self.query_one("#command-hint", Static)
-        prompt = self.prompt
-        self._update_pending_mentions()
-        if message.query is None:
-            prompt.mention_candidates = []
-            return
-        if self._project_files is None:
-            self._list_project_files()
-            return
-        from app.context.mentions import rank_paths
-
-        prompt.mention_candidates = rank_paths(message.query, self._project_files)
-        hint.display = True
-        if prompt.mention_candidates:
-            shown = "  ".join(f"[b]@{escape(p)}[/b]" for p in prompt.mention_candidates[:6])
-            hint.update(Content.from_markup(shown + "   [$text-muted](tab completes)[/]"))
-        else:
-            hint.update(Content.from_markup(f"[$text-muted]No file of this project matches '{escape(message.query)}'.[/]"))
-
-    @work(exclusive=True, group="project-files", exit_on_error=False)
-    async def _list_project_files(self) -> None:
-        from app.context.mentions import project_files
-
-        self._project_files = await asyncio.to_thread(project_files, self.paths.project_root)
-        mention = self.prompt.mention_at_cursor()
-        if mention is not None:  # the @ that started the listing is still being typed: offer the files now
-            self.prompt.post_message(PromptInput.MentionTyped(mention.path))
-
-    def _update_pending_mentions(self) -> None:
-        """The gauge counts what the prompt's @files would add, before anything is sent."""
-        text = self.prompt.text
-        if "@" not in text:
-            self.gauge.pending = 0
-            return
-        from app.context.mentions import find_mentions
-
-        root = self.paths.project_root
-        total = 0
-        for mention in {m.path for m in find_mentions(text)}:
-            try:
-                path = (root / mention).resolve()
-                if path.is_file() and (path == root or root.resolve() in path.parents):
-                    total += path.stat().st_size
-            except (OSError, ValueError):
-                continue
-        self.gauge.pending = total // 4  # the same bytes/4 estimate the gauge uses before a count
-
     async def on_prompt_input_submitted(self, message: PromptInput.Submitted) -> None:
         text = message.text
         parsed = parse_command(text, self.prompt.extra_commands)
-        if parsed is not None and parsed.command is None and self.is_mcp_prompt(text):
+        if parsed is not None and parsed.command is None and self.mcp.is_prompt(text):
             parsed = None  # an MCP server's prompt: sent as a turn (its text replaces the command)
         if parsed is not None:
             if parsed.command is None:
                 self.notify(f"Unknown command /{parsed.word}. Type / to see the commands.", severity="warning")
                 return
             self._clear_prompt(text)
-            self.record_slash_command(text.strip())
+            self.sessions.record_command(text.strip())
             await self.run_action(parsed.command.action_call(parsed.argument))
             return
         if self.runtime is None:
@@ -411,160 +285,169 @@ class AgentctxApp(
 
             self.notify(NO_ENDPOINT_MESSAGE, severity="error", timeout=10)
             return  # the text stays in the prompt
-        if self._busy():
-            self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
+        if self.busy():
+            self.notify(NEEDS_IDLE, severity="warning")
             return
         self._clear_prompt(text)
-        self._run_turn(text)
+        self.turns.run(text)
 
     def _clear_prompt(self, text: str) -> None:
-        self._append_input_history(text)
+        try:
+            prompt_store.append_input_history(self.paths, text)
+        except OSError as exc:
+            self.notify(f"Could not save the prompt history: {exc}", severity="warning")
         self.prompt.load_text("")
 
-    def _busy(self) -> bool:
+    def busy(self) -> bool:
+        """Whether a turn is running."""
         return bool(self.runtime and self.runtime.agent and self.runtime.agent.busy)
 
-    def busy(self) -> bool:
-        """Whether a turn is running (for the controllers)."""
-        return self._busy()
+    # -- messages up: the controllers' news, applied to the widgets ------------------------------
 
-    # -- a turn -------------------------------------------------------------------------------
+    def on_status_changed(self, message: StatusChanged) -> None:
+        status, changes = self.status, message.changes()
+        if message.if_state is not None and status.state != message.if_state:
+            changes.pop("state", None)  # someone else's state since: leave it
+        for name, value in changes.items():
+            setattr(status, name, value)
+
+    def on_usage_changed(self, message: UsageChanged) -> None:
+        self.gauge.set_usage(message.tokens, message.window, source=message.source)
+
+    def on_pending_changed(self, message: PendingChanged) -> None:
+        self.gauge.pending = message.tokens
+
+    def on_model_switched(self, message: ModelSwitched) -> None:
+        status = self.status
+        status.model, status.context_window = message.name, message.window
+        self.gauge.set_usage(status.used_tokens, message.window)
+
+    def on_map_changed(self, message: MapChanged) -> None:
+        if message.request is None:
+            self.context_map.clear()
+        else:
+            self.context_map.show_request(message.request, reported=message.reported)
+
+    def on_map_streaming(self, message: MapStreaming) -> None:
+        self.context_map.set_streaming(message.tokens)
+
+    def on_map_reported(self, message: MapReported) -> None:
+        self.context_map.set_reported(message.tokens)
+
+    def show_hint(self, content: Content | None) -> None:
+        hint = self.query_one("#command-hint", Static)
+        hint.display = content is not None
+        if content is not None:
+            hint.update(content)
+
+    # -- what the widgets and screens ask for -------------------------------------------------------
+
+    def on_prompt_input_mention_typed(self, message: PromptInput.MentionTyped) -> None:
+        self.mentions.typed(message)
+
+    def on_prompt_input_typed(self, message: PromptInput.Typed) -> None:
+        self.suggestions.dismiss()
+
+    def on_prompt_input_accept_suggestion(self, message: PromptInput.AcceptSuggestion) -> None:
+        self.suggestions.accept()
+
+    def on_context_map_left(self, message: ContextMap.Left) -> None:
+        self.prompt.focus()
+
+    def on_context_map_opened(self, message: ContextMap.Opened) -> None:
+        self.context.open_block(message.block)
+
+    def on_skills_screen_toggled(self, message: SkillsScreen.Toggled) -> None:
+        self.skills.toggled(message)
+
+    def on_skills_screen_use(self, message: SkillsScreen.Use) -> None:
+        self.skills.use(message)
+
+    # -- actions: each key and /command, handed to its controller -----------------------------------
+
+    def action_sessions(self) -> None:
+        self.sessions.picker()
+
+    def action_new_session(self) -> None:
+        self.sessions.new_session()
+
+    def action_rename_session(self, text: str = "") -> None:
+        self.sessions.rename(text)
+
+    def action_recap(self) -> None:
+        self.sessions.recap()
 
     def action_run_skill(self, name: str, args: str = "") -> None:
-        """``/review focus on tests``: the skill's instructions are this turn's message."""
-        runtime = self.runtime
-        if runtime is None or runtime.agent is None:
-            from app.runtime import NO_ENDPOINT_MESSAGE
-
-            self.notify(NO_ENDPOINT_MESSAGE if runtime else "Still starting up; try again in a moment.", severity="warning")
-            return
-        if self._busy():
-            self.notify("A turn is running; wait for it or press Esc to cancel it.", severity="warning")
-            return
-        from app.context.skills import SKILL_TOOL_NAME, SkillTool
-        from app.context.skills.tool import run_for_person
-        from app.core.tools.errors import ToolError
-
-        tool = runtime.registry.get(SKILL_TOOL_NAME)
-        if not isinstance(tool, SkillTool):
-            self.notify("Skills are not available in this session.", severity="warning")
-            return
-        try:
-            invocation = run_for_person(tool, name, args.strip() or None)
-        except ToolError as exc:
-            self.notify(str(exc), severity="warning", timeout=8)
-            return
-        shown = f"/{name} {args.strip()}".rstrip()
-        self._run_turn(invocation.content, shown=shown)
-
-    @work(exclusive=False, group="turn", exit_on_error=False)
-    async def _run_turn(self, prompt: str, shown: str | None = None) -> None:
-        assert self.runtime is not None and self.runtime.agent is not None
-        agent = self.runtime.agent
-        conversation = self.conversation
-        self.gauge.pending = 0
-        problems: list[str] = []
-        attached = ""
-        if shown is None and "@" in prompt:
-            from app.context.mentions import attach_mentions
-
-            mentioned = await asyncio.to_thread(attach_mentions, prompt, self.paths.project_root)
-            shown, prompt, problems = prompt, mentioned.message, mentioned.problems
-            if mentioned.attachments:
-                names = ", ".join(f"@{a.path}" for a in mentioned.attachments)
-                attached = f"Attached {names} ({mentioned.attached_chars:,} characters)."
-        await conversation.add(Entry(kind="user", text=shown or prompt))
-        for problem in problems:
-            await conversation.add(Entry(kind="notice", text=f"Not attached: {problem}"))
-        if attached:
-            await conversation.add(Entry(kind="notice", text=attached))
-        expanded = await self.expand_mcp(prompt)  # an MCP server's prompt, @server:uri resources
-        if expanded is None:
-            self.status.state = "idle"
-            return
-        await self._follow_turn(agent.run(expanded))
-
-    async def _follow_turn(self, events: AsyncIterator[Event]) -> None:
-        """Show a turn's events as they come; remember whether it failed (ctrl+y then retries it)."""
-        conversation = self.conversation
-        conversation.scroll_end(animate=False)
-        conversation.anchor()
-        self.status.state = "thinking…"
-        self.status.turn_started = time.monotonic()
-        handler = TurnView(self, conversation)
-        self.dismiss_suggestion()
-        self._failed_turn = False
-        last = ""
-        try:
-            async for event in events:
-                await handler.handle(event)
-                last = event.kind
-        finally:
-            self.status.turn_started = None
-        self._failed_turn = last == "turn_failed"
-        if last == "turn_finished":
-            self.after_answer()
-
-    def can_retry(self) -> bool:
-        agent = self.runtime.agent if self.runtime else None
-        return bool(self._failed_turn and agent is not None and not agent.busy and agent.can_resend())
+        self.turns.run_skill(name, args)
 
     def action_retry_turn(self) -> None:
-        if not self.can_retry():
-            return
-        self._retry_turn()
+        self.turns.retry()
 
-    @work(exclusive=False, group="turn", exit_on_error=False)
-    async def _retry_turn(self) -> None:
-        assert self.runtime is not None and self.runtime.agent is not None
-        await self.conversation.add(Entry(kind="notice", text="Retrying: the same request goes to the model again."))
-        await self._follow_turn(self.runtime.agent.resend())
+    def action_compact_now(self, focus: str = "") -> None:
+        self.compaction.compact_now(focus)
 
-    def ask_approval(self, event: ApprovalNeeded, entry: Entry | None) -> None:
-        future = event.future
-        if future is None:
-            return
-        self.status.state = "waiting for approval"
-        from app.context.skills.grants import GRANT_REFUSED
+    async def action_compress_fast(self) -> None:
+        await self.compaction.compress_fast()
 
-        note = event.reason.split(f"; {GRANT_REFUSED}: ", 1)[1] if f"; {GRANT_REFUSED}: " in event.reason else ""
-        screen = ApprovalScreen(
-            tool_name=event.call.name,
-            summary=event.summary,
-            detail=event.detail,
-            tool_kind=event.tool_kind,
-            grant_note=note,
-            always=event.always,
-        )
-        self._approval = screen
+    def action_toggle_context_map(self) -> None:
+        if self.map_panel is not None:
+            self.map_panel.toggle()
 
-        def answered(decision: Decision | None) -> None:
-            self._approval = None
-            if not future.done():
-                future.set_result(decision or Decision.REJECT)
-            self.status.state = "running tool…"
+    def action_focus_context_map(self) -> None:
+        if self.map_panel is not None:
+            self.map_panel.focus_map()
 
-        self.push_screen(screen, answered)
+    def action_context_report(self, mode: str = "") -> None:
+        self.context.context_report(mode)
 
-    def close_approval(self) -> None:
-        if self._approval is not None and self._approval.is_current:
-            self._approval.dismiss(Decision.REJECT)
-        self._approval = None
+    async def action_memory_command(self, argument: str = "") -> None:
+        await self.context.memory_command(argument)
 
-    # -- actions --------------------------------------------------------------------------------
+    def action_init_context_file(self) -> None:
+        self.context.init_context_file()
+
+    def action_memory_panel(self) -> None:
+        self.memory.panel()
+
+    def action_remember(self, text: str = "") -> None:
+        self.memory.remember(text)
+
+    def action_forget(self, text: str = "") -> None:
+        self.memory.forget(text)
+
+    def action_dream(self) -> None:
+        self.memory.dream()
+
+    def action_skills(self) -> None:
+        self.skills.panel()
+
+    def action_hooks_command(self, argument: str = "") -> None:
+        self.hooks.command(argument)
+
+    def action_trust_command(self) -> None:
+        self.trust.command()
+
+    def action_permissions_command(self) -> None:
+        self.trust.permissions()
+
+    def action_mcp_command(self, argument: str = "") -> None:
+        self.mcp.command(argument)
+
+    # -- the app's own actions ---------------------------------------------------------------------
 
     def on_resize(self, event: events.Resize) -> None:
-        self.follow_width(event.size.width)
+        if self.map_panel is not None:
+            self.map_panel.follow_width(event.size.width)
 
     def check_action(self, action: str, parameters: tuple[object, ...]) -> bool | None:
         if action in CONVERSATION_ACTIONS and isinstance(self.screen, ModalScreen):
             return False
         if action == "retry_turn":
-            return self.can_retry()  # otherwise the same key copies the last answer
+            return self.turns.can_retry()  # otherwise the same key copies the last answer
         return True
 
     def action_cancel_turn(self) -> None:
-        if self.skip_pending_compaction() or self.stop_finishing_speculation():
+        if self.compaction.skip_pending() or self.suggestions.stop_finishing():
             return
         if self.runtime and self.runtime.agent and self.runtime.agent.cancel():
             self.status.state = "cancelling…"
@@ -584,7 +467,7 @@ class AgentctxApp(
         self.notify("Press ctrl+c again to quit.", timeout=QUIT_WINDOW_SECONDS)
 
     async def on_unmount(self) -> None:
-        self.drop_speculation()  # its shadow copy goes with it
+        self.suggestions.drop_speculation()  # its shadow copy goes with it
         if self.runtime is not None:
             await self.runtime.aclose(drain_seconds=EXIT_DRAIN_SECONDS)
 
@@ -680,56 +563,15 @@ class AgentctxApp(
 
     # -- what survives a restart ----------------------------------------------------------------
 
-    def _load_input_history(self) -> list[str]:
-        path = self.paths.input_history_file
-        try:
-            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[-HISTORY_LIMIT:]
-        except OSError:
-            return []
-        history: list[str] = []
-        for line in lines:
-            try:
-                value = json.loads(line)
-            except json.JSONDecodeError:
-                continue  # a torn last line from a crash; the rest is fine
-            if isinstance(value, str):
-                history.append(value)
-        return history
-
-    def _append_input_history(self, text: str) -> None:
-        try:
-            ensure_private_dir(self.paths.project_state_dir)
-            # Bytes in one write, as the session record does: a long prompt is never split in two.
-            line = (json.dumps(text, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
-            with self.paths.input_history_file.open("ab") as handle:
-                handle.write(line)
-        except OSError as exc:
-            self.notify(f"Could not save the prompt history: {exc}", severity="warning")
-
-    @property
-    def _draft_file(self) -> Path:
-        return self.paths.project_state_dir / "prompt-draft.txt"
-
     def _save_draft(self) -> None:
-        """Unsent words survive quitting: they come back in the prompt next time."""
         try:
             text = self.prompt.text
-        except Exception:
+        except Exception:  # quitting before the prompt was mounted
             return
-        try:
-            if text.strip():
-                ensure_private_dir(self.paths.project_state_dir)
-                atomic_write_text(self._draft_file, text, mode=0o600)
-            elif self._draft_file.exists():
-                self._draft_file.unlink()
-        except OSError:
-            pass
+        prompt_store.save_draft(self.paths, text)
 
     def _restore_draft(self) -> None:
-        try:
-            text = self._draft_file.read_text(encoding="utf-8")
-        except (OSError, UnicodeDecodeError):
-            return
+        text = prompt_store.read_draft(self.paths)
         if text.strip():
             self.prompt.load_text(text)
             self.prompt.move_cursor(self.prompt.document.end)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from textual.binding import Binding
+from textual.binding import Binding, BindingsMap
 
 
 @dataclass(frozen=True)
@@ -96,6 +96,16 @@ ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + MAP_KEYS + APPROVAL_
 
 def bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:
     return [spec.binding() for spec in specs]
+
+
+def make_priority(found: BindingsMap, ids: set[str]) -> None:
+    """A global key remapped onto one the prompt uses itself must reach the app first."""
+    if not ids:
+        return
+    import dataclasses
+
+    for key, bound in found.key_to_bindings.items():
+        found.key_to_bindings[key] = [dataclasses.replace(b, priority=True) if b.id in ids else b for b in bound]
 
 
 def effective_key(spec: KeySpec, keymap: dict[str, str]) -> str:

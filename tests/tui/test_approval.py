@@ -99,13 +99,13 @@ async def test_a_approves_and_is_not_asked_again_in_this_session(fake_llm: FakeO
         await wait_turn_done(pilot)
         assert (workspace / "one.txt").read_text(encoding="utf-8") == "1\n"
 
-        original = app.ask_approval
+        original = app.approvals.ask
 
         def spy(event, entry):  # type: ignore[no-untyped-def]
             asked.append(event.call.id)
             original(event, entry)
 
-        app.ask_approval = spy  # type: ignore[method-assign]
+        app.approvals.ask = spy  # type: ignore[method-assign]
         fake_llm.push(_write("call_2", "two.txt", "2\n"), Reply.text("Wrote two."))
         await send(pilot, "write two")
         assert asked == [], "the second write was not asked about"

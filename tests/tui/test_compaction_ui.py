@@ -111,7 +111,7 @@ async def test_esc_during_the_countdown_skips_auto_compaction(fake_llm: FakeOpen
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "next", wait=False)
-        await wait_until(pilot, lambda: app._pending_compaction is not None, what="the countdown")
+        await wait_until(pilot, lambda: app.compaction.pending is not None, what="the countdown")
         assert any("Auto-compaction starts in 30 s" in n for n in notifications(app, "warning"))
         await pilot.press("escape")
         await wait_turn_done(pilot)
@@ -126,7 +126,7 @@ async def test_the_status_line_counts_the_countdown_down(fake_llm: FakeOpenAISer
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "next", wait=False)
-        await wait_until(pilot, lambda: app._pending_compaction is not None, what="the countdown")
+        await wait_until(pilot, lambda: app.compaction.pending is not None, what="the countdown")
         assert app.status.state in ("auto-compaction in 3 s (Esc skips)", "auto-compaction in 2 s (Esc skips)")
         await wait_until(pilot, lambda: app.status.state == "auto-compaction in 1 s (Esc skips)", what="a second later", max_iters=5000)
         await pilot.press("escape")

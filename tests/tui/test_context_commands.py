@@ -109,7 +109,7 @@ async def _after_a_turn_with_a_tool_call(pilot, fake_llm: FakeOpenAIServer) -> t
     await send(pilot, "what is this?")
     assert app.runtime is not None
     request = app.runtime.assembler.last_request
-    report = app.current_report()
+    report = app.context.current_report()
     assert request is not None and report is not None and report.source == "run"
     return request, report
 

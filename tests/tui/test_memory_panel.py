@@ -289,7 +289,7 @@ async def test_a_real_extraction_shows_up_in_the_strip_and_the_list(fake_llm: Fa
         seen: list[str] = []
         manager.subscribe(lambda: seen.append(manager.extraction.state))
         screen = await open_panel(pilot)
-        app._run_turn("please keep your answers short from now on")
+        app.turns.run("please keep your answers short from now on")
         await wait_until(pilot, lambda: manager.extraction.state == "done", what="extraction done")
         await wait_until(pilot, lambda: "saved 1 memory" in status_strip(screen), what="strip updated")
         assert seen[0] == "running" and seen[-1] == "done"

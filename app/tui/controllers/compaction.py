@@ -1,68 +1,60 @@
-"""What the app does about a filling window: the gauge, the warn notice, the skippable
-auto-compaction countdown, /compress and /compress-fast. A mixin of the App."""
+"""What the app does about a filling window: the warn notice, the skippable auto-compaction
+countdown, /compress and /compress-fast. The gauge and the status line hear of it by message."""
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable
+from functools import partial
 from typing import TYPE_CHECKING
 
-from textual import work
-
 from app.core.events import CompactionFinished, CompactionPending, CompactionStarted, ContextWarning, Event, MicroCompacted
-from app.tui.widgets.gauge import BudgetGauge
+from app.core.tools.text import plural
+from app.tui.messages import StatusChanged, UsageChanged
 from app.tui.widgets.status import format_tokens
 from app.tui.widgets.transcript import Entry
-from app.core.tools.text import plural
 
 if TYPE_CHECKING:
     import asyncio
 
     from app.runtime import Runtime
+    from app.tui.host import TuiHost
+    from app.tui.turn_view import TurnView
     from app.tui.widgets.conversation import Conversation
 
 
-class CompactionActions:
-    runtime: Runtime | None
-    _pending_compaction: asyncio.Future[bool] | None = None
-
-    @property
-    def gauge(self) -> BudgetGauge:
-        return self.query_one("#gauge", BudgetGauge)  # type: ignore[attr-defined]
-
-    def show_gate_tokens(self, tracked: int) -> None:
-        """The gauge before an answer arrives: the server's last count plus what was added since."""
-        agent = self.runtime.agent if self.runtime else None
-        compactor = agent.compactor if agent else None
-        tokens = compactor.gate_tokens(tracked) if compactor else tracked
-        source = "reported" if compactor and compactor.reported_prompt else "estimate"
-        self.gauge.set_usage(tokens, source=source)
+class CompactionController:
+    def __init__(self, host: TuiHost, *, new_view: Callable[[], TurnView], refresh_map: Callable[[Runtime], object]) -> None:
+        self.host = host
+        self._new_view = new_view  # /compress shows its events as a turn does
+        self._refresh_map = refresh_map  # after a compaction the map shows what is left
+        self.pending: asyncio.Future[bool] | None = None  # the countdown's answer: compact (True) or skip
 
     def _count_down(self, future: asyncio.Future[bool] | None, deadline: float) -> None:
         """The status line counts the seconds left (the notice above says the delay once)."""
-        status = self.status  # type: ignore[attr-defined]
 
         def tick() -> None:
-            if future is None or future.done() or self._pending_compaction is not future:
+            if future is None or future.done() or self.pending is not future:
                 timer.stop()
                 return
             left = max(0, math.ceil(deadline - time.monotonic()))
-            status.state = f"auto-compaction in {left} s (Esc skips)"
+            self.host.post_message(StatusChanged(state=f"auto-compaction in {left} s (Esc skips)"))
 
-        timer = self.set_interval(0.25, tick)  # type: ignore[attr-defined]
+        timer = self.host.set_interval(0.25, tick)
         tick()
 
-    def skip_pending_compaction(self) -> bool:
+    def skip_pending(self) -> bool:
         """Esc during the countdown skips auto-compaction (and does not cancel the turn)."""
-        future = self._pending_compaction
+        future = self.pending
         if future is None or future.done():
             return False
         future.set_result(False)
-        self._pending_compaction = None
+        self.pending = None
         return True
 
     async def on_compaction_event(self, event: Event, conversation: Conversation) -> None:
-        status = self.status  # type: ignore[attr-defined]
+        host = self.host
         if isinstance(event, ContextWarning):
             left = max(0, int(event.auto - event.tokens))
             text = (
@@ -70,63 +62,62 @@ class CompactionActions:
                 "before auto-compaction. F3 compacts now (/compress [focus])."
             )
             await conversation.add(Entry(kind="notice", text=text))
-            self.notify(text, severity="warning", timeout=8)  # type: ignore[attr-defined]
+            host.notify(text, severity="warning", timeout=8)
         elif isinstance(event, CompactionPending):
-            self._pending_compaction = event.future
+            self.pending = event.future
             text = f"Auto-compaction starts in {event.delay:g} s ({format_tokens(event.tokens)} tokens) — press Esc to skip it."
             await conversation.add(Entry(kind="notice", text=text))
-            self.notify(text, severity="warning", timeout=event.delay)  # type: ignore[attr-defined]
+            host.notify(text, severity="warning", timeout=event.delay)
             self._count_down(event.future, time.monotonic() + event.delay)
         elif isinstance(event, CompactionStarted):
-            self._pending_compaction = None
-            status.state = "compressing conversation history…"
+            self.pending = None
+            host.post_message(StatusChanged(state="compressing conversation history…"))
             why = "too many images from tool calls" if event.trigger == "image_overflow" else event.trigger
             await conversation.add(Entry(kind="notice", text=f"Compressing conversation history… ({why}, {format_tokens(event.tokens)} tokens)"))
         elif isinstance(event, CompactionFinished):
             await conversation.add(Entry(kind="compaction" if event.ok else "error", text=event.message))
-            self.notify(event.message, severity="information" if event.ok else "error", timeout=8)  # type: ignore[attr-defined]
+            host.notify(event.message, severity="information" if event.ok else "error", timeout=8)
             if event.ok:
-                self.gauge.set_usage(event.tokens_after, source="estimate")
-                if self.runtime is not None:
-                    self.refresh_map_estimate(self.runtime)  # type: ignore[attr-defined]
-            status.state = "waiting for the model…" if self._busy() else "idle"  # type: ignore[attr-defined]
+                host.post_message(UsageChanged(event.tokens_after, source="estimate"))
+                if host.runtime is not None:
+                    self._refresh_map(host.runtime)
+            host.post_message(StatusChanged(state="waiting for the model…" if host.busy() else "idle"))
         elif isinstance(event, MicroCompacted):
             text = f"Cleared {plural(event.cleared, 'old tool result')} ({event.trigger}), about {format_tokens(event.tokens_saved)} tokens freed."
             await conversation.add(Entry(kind="notice", text=text))
 
     # -- commands ---------------------------------------------------------------------------------
 
-    def action_compact_now(self, focus: str = "") -> None:
-        runtime = self.runtime
+    def compact_now(self, focus: str = "") -> None:
+        runtime = self.host.runtime
         if runtime is None or runtime.agent is None:
-            self.notify("Compaction needs a model endpoint.", severity="error")  # type: ignore[attr-defined]
+            self.host.notify("Compaction needs a model endpoint.", severity="error")
             return
         if runtime.agent.busy:
-            self.notify("Already busy; wait for the turn to finish or press Esc first.", severity="warning")  # type: ignore[attr-defined]
+            self.host.notify("Already busy; wait for the turn to finish or press Esc first.", severity="warning")
             return
-        self._run_compaction(focus)
+        self.host.run_worker(partial(self._run_compaction, focus), name="_run_compaction", group="turn", exit_on_error=False)
 
-    @work(group="turn", exit_on_error=False)
     async def _run_compaction(self, focus: str) -> None:
-        from app.tui.turn_view import TurnView
-
-        assert self.runtime is not None and self.runtime.agent is not None
-        view = TurnView(self, self.conversation)  # type: ignore[arg-type, attr-defined]
-        async for event in self.runtime.agent.compact(focus):
+        runtime = self.host.runtime
+        assert runtime is not None and runtime.agent is not None
+        view = self._new_view()
+        async for event in runtime.agent.compact(focus):
             await view.handle(event)
-        self.status.state = "idle"  # type: ignore[attr-defined]
+        self.host.post_message(StatusChanged(state="idle"))
 
-    async def action_compress_fast(self) -> None:
-        runtime = self.runtime
+    async def compress_fast(self) -> None:
+        host = self.host
+        runtime = host.runtime
         if runtime is None or runtime.agent is None:
-            self.notify("There is no conversation to compact yet.", severity="warning")  # type: ignore[attr-defined]
+            host.notify("There is no conversation to compact yet.", severity="warning")
             return
         if runtime.agent.busy:
-            self.notify("Already busy; wait for the turn to finish or press Esc first.", severity="warning")  # type: ignore[attr-defined]
+            host.notify("Already busy; wait for the turn to finish or press Esc first.", severity="warning")
             return
         result = runtime.agent.compact_fast()
         if result is None or not result.changed:
-            self.notify("No compression needed.")  # type: ignore[attr-defined]
+            host.notify("No compression needed.")
             return
         # What the next request will weigh, as the gauge counts it (assembled, not guessed).
         after = runtime.assembler.assemble(runtime.agent.history, runtime.agent.tools.schemas()).total_tokens
@@ -135,6 +126,6 @@ class CompactionActions:
             f"Cleared {plural(len(result.cleared_ids), 'old tool result')} (no model call): "
             f"{before:,} -> {after:,} tokens, about {format_tokens(result.tokens_saved)} freed."
         )
-        self.gauge.set_usage(after, source="estimate")  # type: ignore[attr-defined]
-        await self.conversation.add(Entry(kind="notice", text=text))  # type: ignore[attr-defined]
-        self.notify(text)  # type: ignore[attr-defined]
+        host.post_message(UsageChanged(after, source="estimate"))
+        await host.conversation.add(Entry(kind="notice", text=text))
+        host.notify(text)

@@ -1,5 +1,5 @@
 """The memory panel (F5, /memory), /remember, /forget and /dream, and the status line's
-word on background memory work. A mixin of the App."""
+word on background memory work (by message)."""
 
 from __future__ import annotations
 
@@ -7,9 +7,10 @@ from collections.abc import Callable
 from string import Template
 from typing import TYPE_CHECKING
 
-from textual import work
+from functools import partial
 
 from app.tui.guards import STARTING_UP, idle_model
+from app.tui.messages import StatusChanged
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.short_path import short_path
 
@@ -18,83 +19,86 @@ from app.tui.short_path import short_path
 if TYPE_CHECKING:
     from app.context.memory import ForgetSelection
     from app.context.memory.manager import MemoryManager
-    from app.runtime import Runtime
+    from app.tui.host import TuiHost
 
 REMEMBER_USAGE = "Usage: /remember <what to remember>"
 FORGET_USAGE = "Usage: /forget <memory text to remove>"
 
 
-class MemoryActions:
-    runtime: Runtime | None
-    _memory_unsubscribe: Callable[[], None] | None = None
+class MemoryController:
+    def __init__(self, host: TuiHost, *, run_turn: Callable[[str, str | None], None]) -> None:
+        self.host = host
+        self._run_turn = run_turn  # /remember is a turn
+        self._unsubscribe: Callable[[], None] | None = None
 
     # -- the panel -----------------------------------------------------------------------------------
 
-    def action_memory_panel(self) -> None:
+    def panel(self) -> None:
         """F5 and /memory: open the panel (its own F5 closes it)."""
         from app.tui.screens.memory import MemoryScreen
 
-        if self.runtime is None:
-            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
+        if self.host.runtime is None:
+            self.host.notify(STARTING_UP, severity="warning")
             return
-        self.push_screen(MemoryScreen(self.runtime.memory))  # type: ignore[attr-defined]
+        self.host.push_screen(MemoryScreen(self.host.runtime.memory))
 
     # -- the status line -----------------------------------------------------------------------------
 
-    def watch_memory(self, manager: MemoryManager) -> None:
+    def watch(self, manager: MemoryManager) -> None:
         """Follow a (new) session's memory tasks in the status line."""
-        if self._memory_unsubscribe is not None:
-            self._memory_unsubscribe()
+        if self._unsubscribe is not None:
+            self._unsubscribe()
 
         def changed() -> None:
-            self.call_later(self._show_memory_activity, manager)  # type: ignore[attr-defined]
+            self.host.call_later(self._show_memory_activity, manager)
 
-        self._memory_unsubscribe = manager.subscribe(changed)
+        self._unsubscribe = manager.subscribe(changed)
         self._show_memory_activity(manager)
 
     def _show_memory_activity(self, manager: MemoryManager) -> None:
         from app.context.memory.task_status import memory_activity
 
-        if self.runtime is not None and self.runtime.memory is manager:
-            self.status.memory = memory_activity(manager.extraction, manager.dream)  # type: ignore[attr-defined]
+        runtime = self.host.runtime
+        if runtime is not None and runtime.memory is manager:
+            self.host.post_message(StatusChanged(memory=memory_activity(manager.extraction, manager.dream)))
 
     # -- /remember -----------------------------------------------------------------------------------
 
-    def action_remember(self, text: str = "") -> None:
+    def remember(self, text: str = "") -> None:
         if not text.strip():
-            self.notify(REMEMBER_USAGE, severity="warning")  # type: ignore[attr-defined]
+            self.host.notify(REMEMBER_USAGE, severity="warning")
             return
-        if idle_model(self, "/remember") is None:
+        if idle_model(self.host, "/remember") is None:
             return
         from app.context.prompt.base import template
 
         prompt = Template(template("remember")).safe_substitute(text=text.strip())
         # The conversation shows what was typed; the model gets the instructions around it.
-        self._run_turn(prompt, shown=f"/remember {text.strip()}")  # type: ignore[attr-defined]
+        self._run_turn(prompt, f"/remember {text.strip()}")
 
     # -- /forget ---------------------------------------------------------------------------------------
 
-    def action_forget(self, text: str = "") -> None:
+    def forget(self, text: str = "") -> None:
         if not text.strip():
-            self.notify(FORGET_USAGE, severity="warning")  # type: ignore[attr-defined]
+            self.host.notify(FORGET_USAGE, severity="warning")
             return
-        if self.runtime is None:
-            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
+        if self.host.runtime is None:
+            self.host.notify(STARTING_UP, severity="warning")
             return
-        self._forget_flow(self.runtime.memory, text.strip())
+        work = partial(self._forget_flow, self.host.runtime.memory, text.strip())
+        self.host.run_worker(work, name="_forget_flow", group="memory-forget", exclusive=True, exit_on_error=False)
 
-    @work(group="memory-forget", exclusive=True, exit_on_error=False)
     async def _forget_flow(self, manager: MemoryManager, query: str) -> None:
         """Choose (the model, else text matching), show exactly what goes, delete only on y."""
         if manager.provider is not None:
-            self.notify("Choosing the memories to forget…")  # type: ignore[attr-defined]
+            self.host.notify("Choosing the memories to forget…")
         selection = await manager.select_forget(query)
         if not selection.candidates:
-            self.notify(f"No managed auto-memory entries matched: {query}", severity="warning")  # type: ignore[attr-defined]
+            self.host.notify(f"No managed auto-memory entries matched: {query}", severity="warning")
             return
         question, detail = forget_question(query, selection)
-        if not await self.push_screen_wait(ConfirmScreen(question, detail)):  # type: ignore[attr-defined]
-            self.notify("Nothing was forgotten.")  # type: ignore[attr-defined]
+        if not await self.host.push_screen_wait(ConfirmScreen(question, detail)):
+            self.host.notify("Nothing was forgotten.")
             return
         from app.context.memory import (
             MemoryStoreError,
@@ -105,24 +109,24 @@ class MemoryActions:
         try:
             result = manager.forget(selection.candidates)
         except (MemoryStoreError, SecretsInTeamMemoryError, TeamMemoryRootSecurityError, OSError) as error:  # a file that leads outside memory
-            self.notify(f"Could not forget: {error}", severity="error", timeout=8)  # type: ignore[attr-defined]
+            self.host.notify(f"Could not forget: {error}", severity="error", timeout=8)
             return
         for problem in result.problems:
-            self.notify(problem, severity="warning")  # type: ignore[attr-defined]
+            self.host.notify(problem, severity="warning")
         if result.removed:
-            self.notify(result.message)  # type: ignore[attr-defined]
+            self.host.notify(result.message)
 
     # -- /dream ----------------------------------------------------------------------------------------
 
-    def action_dream(self) -> None:
-        if self.runtime is None:
-            self.notify(STARTING_UP, severity="warning")  # type: ignore[attr-defined]
+    def dream(self) -> None:
+        if self.host.runtime is None:
+            self.host.notify(STARTING_UP, severity="warning")
             return
-        manager = self.runtime.memory
+        manager = self.host.runtime.memory
         if manager.dream_now():
-            self.notify("Consolidating the project memories in the background (F5 shows how it goes).")  # type: ignore[attr-defined]
+            self.host.notify("Consolidating the project memories in the background (F5 shows how it goes).")
         else:
-            self.notify(f"Not consolidating: {manager.dream.detail}.", severity="warning")  # type: ignore[attr-defined]
+            self.host.notify(f"Not consolidating: {manager.dream.detail}.", severity="warning")
 
 
 def forget_question(query: str, selection: ForgetSelection) -> tuple[str, str]:

@@ -1,22 +1,20 @@
 """The approval mode and the model, changed from the keyboard: shift+tab, /approval-mode, /model.
 
 A controller, not a mixin: it holds no widgets and reaches the app only through
-``ModeHost``, so what it needs from the app is written down in one place.
+``TuiHost`` (app/tui/host.py), so what it needs from the app is written down in one place;
+the status line and the gauge hear of a change by message.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING
 
 from app.core.tools.permissions import ApprovalMode
+from app.tui.messages import ModelSwitched, StatusChanged
 from app.tui.screens.confirm import ConfirmScreen
 
 if TYPE_CHECKING:
-    from app.config import Settings
-    from app.runtime import Runtime
-    from app.tui.widgets.gauge import BudgetGauge
-    from app.tui.widgets.status import StatusLine
+    from app.tui.host import TuiHost
 
 # shift+tab walks this ring; yolo is last so one press from default never lands there.
 MODE_ORDER = (ApprovalMode.DEFAULT, ApprovalMode.AUTO_EDIT, ApprovalMode.PLAN, ApprovalMode.YOLO)
@@ -33,27 +31,8 @@ YOLO_DETAIL = (
 )
 
 
-class ModeHost(Protocol):
-    """What the controller needs from the app."""
-
-    runtime: Runtime | None
-    settings: Settings
-
-    @property
-    def status(self) -> StatusLine: ...
-
-    @property
-    def gauge(self) -> BudgetGauge: ...
-
-    def notify(self, message: str, *, severity: str = "information", timeout: float | None = None) -> None: ...
-
-    def push_screen(self, screen: Any, callback: Callable[[Any], None] | None = None) -> Any: ...
-
-    def busy(self) -> bool: ...
-
-
 class ModeController:
-    def __init__(self, host: ModeHost) -> None:
+    def __init__(self, host: TuiHost) -> None:
         self.host = host
         # An explicit model.context_window belongs to the model it was configured with.
         self._configured = (host.settings.model.name, host.settings.model.context_window)
@@ -112,7 +91,7 @@ class ModeController:
         if runtime is None:
             return
         runtime.set_mode(mode)
-        self.host.status.mode = mode.value
+        self.host.post_message(StatusChanged(mode=mode.value))
         self.host.notify(f"Approval mode: {mode.value} ({MODE_HELP[mode]}).")
 
     # -- model ------------------------------------------------------------------------------------
@@ -161,10 +140,7 @@ class ModeController:
             return
         configured_name, configured_window = self._configured
         window = runtime.switch_model(name, configured_window if name == configured_name else None)
-        status = self.host.status
-        status.model = name
-        status.context_window = window
-        self.host.gauge.set_usage(status.used_tokens, window)
+        self.host.post_message(ModelSwitched(name, window))
         from app.tui.widgets.status import format_tokens
 
         self.host.notify(f"Now talking to {name} (context window {format_tokens(window)}).")

@@ -1,0 +1,65 @@
+"""What of the prompt survives a restart: the history of what was sent, and unsent words (the draft)."""
+
+from __future__ import annotations
+
+import json
+from typing import TYPE_CHECKING
+
+from app.fsutil import atomic_write_text
+from app.paths import ensure_private_dir
+
+if TYPE_CHECKING:
+    from pathlib import Path
+
+    from app.paths import Paths
+
+HISTORY_LIMIT = 500
+
+
+def load_input_history(paths: Paths) -> list[str]:
+    path = paths.input_history_file
+    try:
+        lines = path.read_text(encoding="utf-8", errors="replace").splitlines()[-HISTORY_LIMIT:]
+    except OSError:
+        return []
+    history: list[str] = []
+    for line in lines:
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError:
+            continue  # a torn last line from a crash; the rest is fine
+        if isinstance(value, str):
+            history.append(value)
+    return history
+
+
+def append_input_history(paths: Paths, text: str) -> None:
+    """Raises OSError when the history cannot be written (the caller says so)."""
+    ensure_private_dir(paths.project_state_dir)
+    # Bytes in one write, as the session record does: a long prompt is never split in two.
+    line = (json.dumps(text, ensure_ascii=False) + "\n").encode("utf-8", "surrogatepass")
+    with paths.input_history_file.open("ab") as handle:
+        handle.write(line)
+
+
+def draft_file(paths: Paths) -> Path:
+    return paths.project_state_dir / "prompt-draft.txt"
+
+
+def save_draft(paths: Paths, text: str) -> None:
+    """Unsent words survive quitting: they come back in the prompt next time (none: the file goes)."""
+    try:
+        if text.strip():
+            ensure_private_dir(paths.project_state_dir)
+            atomic_write_text(draft_file(paths), text, mode=0o600)
+        elif draft_file(paths).exists():
+            draft_file(paths).unlink()
+    except OSError:
+        pass
+
+
+def read_draft(paths: Paths) -> str:
+    try:
+        return draft_file(paths).read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError):
+        return ""
