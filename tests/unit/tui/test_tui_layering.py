@@ -184,3 +184,23 @@ def test_the_app_offers_everything_the_host_protocol_promises() -> None:
         if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name) and target.value.id == "self"
     }
     assert attributes <= assigned
+
+
+def test_controllers_use_only_what_the_host_protocol_declares() -> None:
+    """``host.<name>`` in a controller that TuiHost does not declare would be the old mixins' guess again."""
+    host = ast.parse((ROOT / "app/tui/host.py").read_text(encoding="utf-8"))
+    [protocol] = [node for node in host.body if isinstance(node, ast.ClassDef) and node.name == "TuiHost"]
+    declared = {n.name for n in protocol.body if isinstance(n, ast.FunctionDef)}
+    declared |= {n.target.id for n in protocol.body if isinstance(n, ast.AnnAssign) and isinstance(n.target, ast.Name)}
+    used: dict[str, set[str]] = {}
+    files = [p for name, p in module_files(ROOT, PACKAGE).items() if name.startswith("app.tui.controllers.") or name in ("app.tui.turn_view", "app.tui.guards")]
+    for path in files:
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            if not isinstance(node, ast.Attribute):
+                continue
+            owner = node.value
+            # host.x, self.host.x
+            if (isinstance(owner, ast.Name) and owner.id == "host") or (isinstance(owner, ast.Attribute) and owner.attr == "host"):
+                used.setdefault(node.attr, set()).add(path.name)
+    assert len(files) >= 12 and {"notify", "runtime", "post_message"} <= set(used)
+    assert {name: sorted(where) for name, where in used.items() if name not in declared} == {}
