@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -19,7 +19,7 @@ from textual.widgets import Footer, Static
 from app.config import Settings, load_settings
 from app.paths import Paths, ensure_private_dir
 from app.tui import prompt_store
-from app.tui.commands import SlashCommand, parse_command
+from app.tui.commands import parse_command
 from app.tui.controllers.approvals import ApprovalController
 from app.tui.controllers.compaction import CompactionController
 from app.tui.controllers.context import ContextController
@@ -45,6 +45,7 @@ from app.tui.messages import (
     StatusChanged,
     UsageChanged,
 )
+from app.tui.palette import command_entries
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen
 from app.tui.turn_view import TurnView
@@ -530,23 +531,7 @@ class AgentctxApp(App[int]):
         yield SystemCommand("Turn: cancel the running turn", "esc", self.action_cancel_turn)
         yield SystemCommand("Approval mode: cycle default, auto-edit, plan, yolo", "shift+tab", self.action_cycle_approval_mode)
         # Every /command and every skill, so the palette finds what the / menu finds.
-        from app.tui.commands import COMMANDS
-
-        for command in (*COMMANDS, *self.prompt.extra_commands):
-            yield SystemCommand(f"/{command.name}", command.description, self._palette_runner(command))
-
-    def _palette_runner(self, command: SlashCommand) -> Callable[[], object]:
-        """A command without arguments runs at once; one that takes them waits in the prompt for them."""
-
-        def run() -> None:
-            if command.takes_argument:
-                self.prompt.load_text(f"/{command.name} ")
-                self.prompt.move_cursor(self.prompt.document.end)
-                self.prompt.focus()
-            else:
-                self.run_action(command.action_call(""))
-
-        return run
+        yield from command_entries(self.prompt, self.run_action, self.prompt.extra_commands)
 
     def _screenshot_dir(self) -> Path:
         return self.paths.data_dir / "screenshots"
