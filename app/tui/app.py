@@ -31,6 +31,7 @@ from app.paths import Paths, ensure_private_dir
 from app.tui.commands import SlashCommand, parse_command, skill_commands
 from app.tui.compaction_actions import CompactionActions
 from app.tui.controllers.modes import ModeController
+from app.tui.controllers.view_edits import ViewEditController
 from app.tui.hooks_actions import HooksActions
 from app.tui.mcp_actions import McpActions
 from app.tui.trust_actions import TrustActions
@@ -128,6 +129,7 @@ class AgentctxApp(
         self._last_ctrl_c = 0.0
         self._approval: ApprovalScreen | None = None
         self.modes = ModeController(self)
+        self.view_edits = ViewEditController(self)
         self._skills_unsubscribe: Callable[[], None] | None = None
         # The project's files for @path completion: listed once, on the first @ typed.
         self._project_files: list[str] | None = None

@@ -93,6 +93,9 @@ class ContextActions:
     def on_context_map_left(self, message: ContextMap.Left) -> None:
         self.prompt.focus()  # type: ignore[attr-defined]
 
+    def on_context_map_edit_asked(self, message: ContextMap.EditAsked) -> None:
+        self.view_edits.asked(message)  # type: ignore[attr-defined]
+
     def on_context_map_opened(self, message: ContextMap.Opened) -> None:
         block = message.block
         sources = ", ".join(sorted({p.source for p in block.parts if p.kind != "separator"}))[:200]
