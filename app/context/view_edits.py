@@ -138,6 +138,13 @@ class ViewEdits:
             out.append(message)
         return out, ids
 
+    def edited_calls(self, messages: list[Message]) -> frozenset[str]:
+        """The call ids of tool results dropped or pinned (their files are not re-attached after a summary)."""
+        if not (self.dropped or self.pinned):
+            return frozenset()
+        marked = self.dropped | self.pinned
+        return frozenset(m.tool_call_id or "" for m in messages if m.role == "tool" and part_id(m) in marked)
+
     def is_pinned(self, message: Message) -> bool:
         return bool(self.pinned) and part_id(message) in self.pinned
 

@@ -220,7 +220,9 @@ class Compactor:
                 shrunk = self._shrunk(trigger, history, measure, before, target, failed.message)
                 return shrunk if shrunk.ok else failed
             return failed
-        attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies(), image_source=summarized)
+        # A file whose read the person dropped is not re-embedded; a pinned one comes back verbatim below instead.
+        skip = self.view_edits.edited_calls(history)
+        attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies(), image_source=summarized, skip_calls=skip)
         text = "" if attachments.empty else attachments.text()
         pinned = self.view_edits.pinned_to_keep(summarized)
         messages = repair_tool_pairs(compose_history(outcome.summary, tail, text, attachments.images, pinned)).messages
