@@ -45,7 +45,7 @@ MESSAGE_LABELS = {
 }
 # Block names of system sections that are too small to stand alone are folded into the next block.
 _FOLD_KINDS = {"separator"}
-EDIT_MARKS = {"dropped": "✕ dropped", "pinned": "◆ pinned", "edited": "✎ edited"}
+EDIT_MARKS = {"dropped": "✕", "pinned": "◆", "edited": "✎"}
 DROPPED_COLOUR = "$foreground 15%"
 
 
@@ -313,8 +313,9 @@ class ContextMap(Widget, can_focus=True):
         return self._paint(label, colour, width, rows, selected=selected)
 
     def _part_lines(self, part: RequestPart, selected: bool, width: int, rows: int) -> list[Content]:
-        mark = f" {EDIT_MARKS[part.edit]}" if part.edit else ""
-        label = f" └ {_part_label(part)} · {format_tokens(part.tokens)}{mark}"
+        # The mark and the id first: the panel is narrow, and the id is what the CLI takes.
+        mark = EDIT_MARKS[part.edit] + " " if part.edit else ""
+        label = f" └ {mark}{part.part_id or part.name} · {format_tokens(part.tokens)} {part.name if part.part_id else ''}".rstrip()
         colour = DROPPED_COLOUR if part.edit == "dropped" else GROUP_COLOURS.get(part.group, "$panel")
         return self._paint(label, colour, width, rows, selected=selected)
 
