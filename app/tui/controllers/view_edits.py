@@ -101,8 +101,8 @@ class ViewEditController:
             self.host.notify(f"The map could not be re-estimated: {exc}", severity="warning")
             return
         self.host.context_map.show_request(request)
-        tokens = runtime.assembler.calibration.apply(request.total_tokens)
-        self.host.gauge.set_usage(tokens, runtime.context_window, source="estimate")
+        # The same figure as the map's header (our count of the edited request) until the next answer reports one.
+        self.host.gauge.set_usage(request.total_tokens, runtime.context_window, source="estimate")
 
     def edit_summary(self, part: RequestPart) -> None:
         if part.kind != "summary":
