@@ -1,5 +1,7 @@
 """`agentctx-tui context parts|drop|pin|unpin|restore ID --session ID`: hand edits of a stored session's view.
 
+``FIRST..LAST`` names a range of parts (old turns at once), both ends included.
+
 The same edits as the context map's keys: each is a ``view_edit`` record appended to the
 session file, so the next ``--resume`` (or ``-p --resume``) sends the edited view. A
 session open in a running TUI does not see an edit made here until it is resumed again.
@@ -26,7 +28,7 @@ def add_parser(subparsers) -> argparse.ArgumentParser:  # type: ignore[no-untype
 
 def _arguments(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("command", choices=COMMANDS, help="parts lists the ids; drop, pin, unpin, restore edit one")
-    parser.add_argument("ids", nargs="*", metavar="ID", help="part ids as 'parts' prints them (drop/pin/unpin/restore)")
+    parser.add_argument("ids", nargs="*", metavar="ID", help="part ids as 'parts' prints them, or FIRST..LAST for a range (drop/pin/unpin/restore)")
     parser.add_argument("-s", "--session", metavar="ID", help="a session id or unique prefix (default: the latest)")
     parser.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
 
@@ -39,7 +41,8 @@ def edit_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser
 
 def run(args: argparse.Namespace) -> int:
     from app import __version__
-    from app.context.view_edits import SUBTYPE_VIEW_EDIT, ViewEdits, commit, view_parts
+    from app.context.compaction.pairing import repair_tool_pairs
+    from app.context.view_edits import SUBTYPE_VIEW_EDIT, ViewEdits, commit, range_ids, view_parts
     from app.core.session.listing import SessionNotFound, find_session, latest_session
     from app.core.session.recorder import SessionRecorder
     from app.core.session.resume import load_session
@@ -66,7 +69,15 @@ def run(args: argparse.Namespace) -> int:
         print(f"agentctx-tui: context {args.command} needs a part id; 'agentctx-tui context parts --session {summary.session_id}' lists them", file=sys.stderr)
         return EXIT_USAGE
     known = {part.id for part in parts}
-    unknown = [i for i in args.ids if i not in known]
+    wanted: list[str] = []
+    unknown: list[str] = []
+    for item in args.ids:
+        first, dots, last = item.partition("..")
+        found = range_ids(repair_tool_pairs(loaded.messages).messages, first, last) if dots else [item] if item in known else []
+        if found:
+            wanted.extend(found)
+        else:
+            unknown.append(item)
     if unknown:
         print(
             f"agentctx-tui: no part {', '.join(unknown)} in session {summary.session_id}; "
@@ -75,7 +86,7 @@ def run(args: argparse.Namespace) -> int:
         )
         return EXIT_USAGE
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__)
-    for part_id in args.ids:
+    for part_id in dict.fromkeys(wanted):
         commit(edits, recorder, args.command, part_id)
         print(f"{args.command}: {part_id} ({edits.state_of(part_id) or 'as recorded'}) in session {summary.session_id}")
     return EXIT_OK

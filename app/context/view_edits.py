@@ -214,6 +214,30 @@ def cache_loss(parts: Iterable[Any], cached_tokens: int, part: str) -> int:
     return 0
 
 
+def _real_request(message: Message) -> bool:
+    """A message the person typed (not a reminder, summary or attachment block): where a turn starts."""
+    return message.role == "user" and not message.content.lstrip().startswith("<")
+
+
+def turn_ids(messages: list[Message], start: str) -> list[str]:
+    """The ids of the turn that starts at part ``start``: it and every part up to the next message the person typed."""
+    ids = [part_id(m) for m in messages]
+    if start not in ids:
+        return []
+    first = ids.index(start)
+    end = next((i for i in range(first + 1, len(messages)) if _real_request(messages[i])), len(messages))
+    return list(dict.fromkeys(ids[first:end]))
+
+
+def range_ids(messages: list[Message], first: str, last: str) -> list[str]:
+    """The ids from part ``first`` to part ``last`` (either order), both included; [] when either is not there."""
+    ids = [part_id(m) for m in messages]
+    if first not in ids or last not in ids:
+        return []
+    a, b = sorted((ids.index(first), ids.index(last)))
+    return list(dict.fromkeys(ids[a : b + 1]))
+
+
 @dataclass
 class ViewPart:
     """One editable part of a session's view, as the CLI lists it."""

@@ -95,3 +95,14 @@ def test_an_unknown_part_or_session_is_refused_and_nothing_is_written(workspace:
     nosession = cli(["context", "pin", "tool-deadbeef", "--session", "99999999"], cwd=workspace)
     assert nosession.returncode == 2 and "99999999" in nosession.stderr
     assert path.read_bytes() == before
+
+
+def test_a_range_drops_every_part_between_its_ends(workspace: Path) -> None:
+    result, answer = _record(workspace)
+    first = part_id(Message.user("what does the log say?"))
+    ranged = cli(["context", "drop", f"{part_id(result)}..{first}", "--session", SESSION], cwd=workspace)
+    assert ranged.returncode == 0, ranged.stderr
+    assert len(_edits(workspace)) == 3, "the request, the call and its result; not the answer after them"
+    assert part_id(answer) not in {e["part"] for e in _edits(workspace)}
+    bad = cli(["context", "drop", f"{first}..tool-deadbeef", "--session", SESSION], cwd=workspace)
+    assert bad.returncode == 2 and f"no part {first}..tool-deadbeef" in bad.stderr

@@ -39,7 +39,9 @@ def _session_with_a_big_result(workspace: Path) -> str:
 async def _open_pool(pilot, app, name: str) -> None:  # type: ignore[no-untyped-def]
     await wait_until(pilot, lambda: any(b.name.startswith(name) for b in app.context_map.blocks), what=f"{name} on the map")
     index = next(i for i, row in enumerate(app.context_map.rows) if row.block.name.startswith(name))
-    await pilot.press("f2", *["down"] * index, "right")
+    if not app.context_map.has_focus:
+        await pilot.press("f2")
+    await pilot.press("home", *["down"] * index, "right")
     assert app.context_map.selected_row.part is not None, "→ moves onto the pool's first part"
 
 
@@ -173,3 +175,29 @@ async def test_e_on_anything_but_a_summary_is_refused(fake_llm: FakeOpenAIServer
         await wait_until(pilot, lambda: notifications(app, "warning"), what="refused")
         assert notifications(app, "warning")[-1].startswith("Only a compaction summary can be rewritten")
         assert _view_edits(app) == []
+
+
+async def test_shift_d_drops_the_whole_turn_a_typed_message_starts(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    from app.core.history import Message
+
+    old = [Message.user("build it"), *tool_exchange("call_b", "run_shell_command", {"command": "make"}, BIG), Message(role="assistant", content="Built.")]
+    session = record_session(Paths.for_cwd(workspace), [*old, *exchange("now test it", "Tests pass.")]).stem
+    app = make_app(fake_llm, workspace, resume=session)
+    async with app.run_test(size=WIDE) as pilot:
+        await ready(pilot)
+        await _open_pool(pilot, app, "user messages")
+        assert app.context_map.selected_row.part.part_id == part_id(old[0])
+        await pilot.press("D")
+        await wait_until(pilot, lambda: len(_view_edits(app)) == 4, what="the turn dropped")
+        assert [e["part"] for e in _view_edits(app)] == [part_id(m) for m in old]
+        assert notifications(app)[-1].startswith(f"Dropped the turn from {part_id(old[0])}: 4 parts")
+        fake_llm.push(Reply.text("ok"))
+        await pilot.press("escape")
+        await send(pilot, "and deploy?")
+        sent = json.dumps(fake_llm.requests[-1].conversation)
+        assert "BIGLINE" not in sent and "build it" not in sent and "now test it" in sent and "Tests pass." in sent
+        # D on anything but a message the person typed is refused.
+        await _open_pool(pilot, app, "tool results")
+        await pilot.press("D")
+        await wait_until(pilot, lambda: notifications(app, "warning"), what="refused")
+        assert notifications(app, "warning")[-1].startswith("D drops a whole turn")

@@ -13,7 +13,7 @@ import tempfile
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.context.view_edits import ViewEditError, cache_loss, commit
+from app.context.view_edits import ViewEditError, cache_loss, commit, turn_ids
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.widgets.status import format_tokens
 
@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 
 NOT_A_PART = "Only a part of the conversation can be edited: open a pool of messages with → (or l) and choose one."
 ONLY_SUMMARIES = "Only a compaction summary can be rewritten (e on a summary); drop (d) works on any part."
+ONLY_TURNS = "D drops a whole turn: choose a message you typed (in user messages); d drops one part."
 
 
 class ViewEditController:
@@ -35,18 +36,20 @@ class ViewEditController:
         return self.host.runtime
 
     def asked(self, message: ContextMap.EditAsked) -> None:
-        """One key on the map: d, r, p (toggles) or e."""
+        """One key on the map: d, D, r, p (toggles) or e."""
         if self.runtime is None:
             return
         part = message.part
         if part is None:
-            self.host.notify(NOT_A_PART if message.block.key or not message.block.editable else ONLY_SUMMARIES, severity="warning")
+            self.host.notify(NOT_A_PART, severity="warning")
             return
         action = message.action
         if action == "pin" and part.edit == "pinned":
             action = "unpin"
         if action == "replace":
             self.edit_summary(part)
+        elif action == "drop_turn":
+            self.drop_turn(part)
         elif action == "drop":
             self._with_cost(part, "drop", lambda: self.edit("drop", part))
         else:
@@ -64,7 +67,7 @@ class ViewEditController:
         if lost <= 0:
             then()
             return
-        question = f"{verb.capitalize()} {part.part_id}? {format_tokens(lost)} cached tokens will be sent afresh."
+        question = f"{verb[0].upper()}{verb[1:]} {part.part_id}? {format_tokens(lost)} cached tokens will be sent afresh."
         detail = (
             f"The endpoint reported {format_tokens(lost)} tokens from this part on as cached in the last request; "
             "the next request re-sends them uncached. The record keeps the part; r restores it."
@@ -103,6 +106,33 @@ class ViewEditController:
         self.host.context_map.show_request(request)
         # The same figure as the map's header (our count of the edited request) until the next answer reports one.
         self.host.gauge.set_usage(request.total_tokens, runtime.context_window, source="estimate")
+
+    def drop_turn(self, part: RequestPart) -> None:
+        """D on a message the person typed: it and every part up to the next one, as one edit per part."""
+        runtime = self.runtime
+        if runtime is None:
+            return
+        from app.context.compaction.pairing import repair_tool_pairs
+
+        history = repair_tool_pairs(list(runtime.agent.history if runtime.agent else runtime.resumed_messages)).messages
+        ids = turn_ids(history, part.part_id) if part.kind == "user" else []
+        if not ids:
+            self.host.notify(ONLY_TURNS, severity="warning")
+            return
+
+        def drop_all() -> None:
+            lost = self.lost_to_cache(part)
+            try:
+                for pid in ids:
+                    commit(runtime.assembler.view_edits, runtime.recorder, "drop", pid)
+            except OSError as exc:
+                self.host.notify(f"Could not drop the turn: {exc}", severity="error")
+                return
+            cost = f" The next request re-sends {format_tokens(lost)} cached tokens." if lost else ""
+            self.host.notify(f"Dropped the turn from {part.part_id}: {len(ids)} parts (the record keeps them; r restores each).{cost}")
+            self.show_estimate(runtime)
+
+        self._with_cost(part, "drop the turn from", drop_all)
 
     def edit_summary(self, part: RequestPart) -> None:
         if part.kind != "summary":

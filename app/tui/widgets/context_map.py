@@ -1,8 +1,8 @@
 """The live context map: the last request drawn as stacked blocks, each as tall as its share of the window.
 
 Up/down (or k/j) move between blocks; Enter shows a block's exact text. Right (l) opens a pool of
-messages into its parts and left (h) closes it; on a part, d drops it, r restores it, p pins or unpins
-it and e rewrites a summary (app/tui/controllers/view_edits.py does the edits).
+messages into its parts and left (h) closes it; on a part, d drops it (D: the whole turn a message you
+typed starts), r restores it, p pins or unpins it and e rewrites a summary (app/tui/controllers/view_edits.py does the edits).
 """
 
 from __future__ import annotations
@@ -134,6 +134,7 @@ class ContextMap(Widget, can_focus=True):
         Binding("right,l", "expand(True)", "Open the pool into its parts", show=False),
         Binding("left,h", "expand(False)", "Close the pool", show=False),
         Binding("d", "edit('drop')", "Drop the part from the view", show=False),
+        Binding("D", "edit('drop_turn')", "Drop the whole turn from the view", show=False),
         Binding("r", "edit('restore')", "Restore the part", show=False),
         Binding("p", "edit('pin')", "Pin or unpin the part", show=False),
         Binding("e", "edit('replace')", "Edit the summary in $EDITOR", show=False),

@@ -8,7 +8,7 @@ from app.context.compaction.micro import CLEARED, MicroSettings, micro_compact
 from app.context.compaction.pairing import repair_tool_pairs
 from app.context.compaction.pruning import prune_view
 from app.context.request import RequestPart
-from app.context.view_edits import PINNED_INTRO, ViewEditError, ViewEdits, cache_loss, part_id, view_parts
+from app.context.view_edits import PINNED_INTRO, ViewEditError, ViewEdits, cache_loss, part_id, range_ids, turn_ids, view_parts
 from app.core.history import Message, ToolCall
 
 import pytest
@@ -147,3 +147,19 @@ def test_the_parts_listing_has_one_row_per_id_with_its_state() -> None:
     rows = view_parts(history, edits)
     assert [r.id for r in rows] == [part_id(m) for m in history]
     assert rows[2].state == "dropped" and rows[2].name == "read_file result" and rows[2].chars == 40_000
+
+
+def test_a_turn_runs_from_a_typed_message_to_the_next_and_a_range_takes_both_ends() -> None:
+    history = [
+        *_history(),
+        Message.user("<system-reminder>\n## Relevant memory\n- db is staging</system-reminder>"),
+        Message.user("now the lexer"),
+        Message(role="assistant", content="On it."),
+    ]
+    ids = [part_id(m) for m in history]
+    # The reminder is part of the turn before it; the next message the person typed starts a new one.
+    assert turn_ids(history, ids[0]) == ids[:7]
+    assert turn_ids(history, ids[7]) == ids[7:]
+    assert turn_ids(history, "msg-00000000") == []
+    assert range_ids(history, ids[5], ids[2]) == ids[2:6]
+    assert range_ids(history, ids[2], "tool-00000000") == []
