@@ -8,6 +8,7 @@ import json
 from pathlib import Path
 
 from app.config import load_settings
+from app.context.report import render_list
 from app.context.request import message_kind
 from app.context.view_edits import SUBTYPE_VIEW_EDIT, commit, part_id
 from app.core.history import Message
@@ -125,8 +126,9 @@ async def test_a_pinned_part_outlives_a_summary_and_an_edited_summary_is_sent_an
     [result] = [m for m in sent if m.get("tool_call_id") == "call_notes"]
     assert result["content"] == notes.content and "PINNED-NOTES" in notes.content
     assert "ORIGINAL-NEXT-STEP" in _sent(fake_llm)
-    pinned_in_report = runtime.assembler.report(runtime.assembler.last_request, source="run").edited
-    assert [(r.name, r.detail) for r in pinned_in_report] == [(part_id(notes), "pinned")]
+    report = runtime.assembler.report(runtime.assembler.last_request, source="run")
+    assert [(r.name, r.detail) for r in report.edited] == [(part_id(notes), "pinned")]
+    assert f"Pinned (kept through compaction): {part_id(notes)} read_file result (" in render_list(report), "/context lists it"
 
     [summary] = [m for m in agent.history if message_kind(m) == "summary"]
     commit(runtime.assembler.view_edits, runtime.recorder, "replace", part_id(summary), EDITED)
