@@ -18,6 +18,10 @@ EXIT_OK, EXIT_USAGE = 0, 2
 
 
 def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
+    from app.context_edit_cli import COMMANDS, edit_command
+
+    if argv and argv[0] in COMMANDS:  # parts, drop, pin, unpin, restore: the view's hand edits
+        return edit_command(argv, parser_class)
     parser = parser_class(prog="agentctx-tui context", description="What the model's window holds, by source.")
     parser.add_argument("mode", nargs="?", default="list", choices=sorted(RENDERERS), help="list (default), detail, map or json")
     parser.add_argument("-s", "--session", metavar="ID", help="a session id or unique prefix (default: the latest)")

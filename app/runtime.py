@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from app import __version__
 from app.config import MemorySettings, Settings
 from app.context.assembler import ContextAssembler
+from app.context.view_edits import SUBTYPE_VIEW_EDIT, ViewEdits
 from app.context.engine import EngineHost, select_engine
 from app.context.hooks.bridge import AgentHookBridge, build_hooks
 from app.context.engine_turns import TurnLedger
@@ -211,6 +212,8 @@ class OpenedSession:
     last_activity: datetime | None = None
     # The size the latest compaction left the context at, when no answer came after it.
     checkpoint_tokens: int | None = None
+    # The person's hand edits of the view, replayed from the session's view_edit records.
+    view_edits: ViewEdits = field(default_factory=ViewEdits)
 
 
 def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> OpenedSession:
@@ -227,7 +230,8 @@ def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) ->
     loaded = load_session(summary.path)
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
     recorder.adopt(title=loaded.title, title_source=loaded.title_source, large_results=loaded.large_results)
-    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at, loaded.checkpoint_tokens)
+    edits = ViewEdits.replay(r.system_payload for r in loaded.records if r.subtype == SUBTYPE_VIEW_EDIT)
+    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at, loaded.checkpoint_tokens, edits)
 
 
 def build_runtime(
@@ -273,6 +277,7 @@ def build_runtime(
         skills=skills,
         memory=memory,
         session_id=opened.recorder.session_id,
+        view_edits=opened.view_edits,
     )
     selection = select_engine(
         settings.context.engine,
@@ -408,6 +413,7 @@ def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -
         context_window=runtime.context_window,
         calibration=runtime.assembler.calibration,
         skill_bodies=lambda: [invocation.content for invocation in skills.invoked.values()],
+        view_edits=runtime.assembler.view_edits,
     )
     agent = Agent(
         provider=provider,

@@ -33,6 +33,7 @@ from app.context.memory.manager import MemoryManager
 from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
 from app.context.engine_turns import TurnLedger
+from app.context.view_edits import ViewEdits
 from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.agent import ContextError
 from app.core.history import Message, Usage
@@ -69,6 +70,8 @@ class ContextAssembler:
     last_request: AssembledRequest | None = None
     last_usage: Usage | None = None
     calibration: Calibration = field(default_factory=Calibration)
+    # What the person dropped, pinned or rewrote by hand (replayed from the record on resume).
+    view_edits: ViewEdits = field(default_factory=ViewEdits)
     _system_parts: list[RequestPart] = field(default_factory=list)
     _prelude: list[Message] = field(default_factory=list)
     _memory_prompt: str = ""
@@ -299,8 +302,10 @@ class ContextAssembler:
         if self._prompt_error:
             raise ContextError(self._prompt_error)
         history, addition = self._engine_view(history)
-        history = self.view_of(history)
+        history, ids = self.edited_view(history)
         history_parts = message_parts(history, first_index=len(self._prelude))
+        for part, pid in zip(history_parts, ids):
+            part.part_id, part.edit = pid, self.view_edits.state_of(pid)
         tool_parts = tool_schema_parts(tools)
         for part in (*tool_parts, *history_parts):
             part.tokens = self.counter.count(part.text) + part.fixed_tokens
@@ -343,12 +348,17 @@ class ContextAssembler:
 
         Neither changes the history or the record; a resumed session computes the same view.
         """
-        view = repair_tool_pairs(history).messages
+        return self.edited_view(history)[0]
+
+    def edited_view(self, history: list[Message]) -> tuple[list[Message], list[str]]:
+        """``view_of`` and the stable part id of each message in it (the person's edits applied, pinned parts never pruned)."""
+        view, ids = self.view_edits.edit_view(repair_tool_pairs(history).messages)
         settings = self.settings.compaction
         last = self.last_request
         if settings.pruning == "cache-ttl" and last is not None and time.time() - last.created_at >= settings.prune_ttl_minutes * 60:
-            view = prune_view(view, self.context_window).messages
-        return cap_oversized(view, self.context_window)
+            keep = frozenset(i for i, pid in enumerate(ids) if pid in self.view_edits.pinned)
+            view = prune_view(view, self.context_window, keep=keep).messages
+        return cap_oversized(view, self.context_window), ids
 
     def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
         """Remember what was sent and what it cost; save the run report next to the session record."""

@@ -60,6 +60,8 @@ class ContextReport:
     skills: list[Row] = field(default_factory=list)
     memories: list[Row] = field(default_factory=list)
     messages: list[Row] = field(default_factory=list)  # by role: user / assistant / tool results / summaries / reminders
+    # Parts the person pinned, dropped or rewrote (name: part id, source: what it is, detail: the edit).
+    edited: list[Row] = field(default_factory=list)
     per_file_cap: int = 0
     total_cap: int = 0
     problems: list[str] = field(default_factory=list)
@@ -92,7 +94,7 @@ class ContextReport:
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> ContextReport:
         fields = {k: v for k, v in data.items() if k in cls.__dataclass_fields__}
-        for key in ("groups", "system_sections", "instruction_files", "tools", "tool_sources", "skills", "memories", "messages"):
+        for key in ("groups", "system_sections", "instruction_files", "tools", "tool_sources", "skills", "memories", "messages", "edited"):
             fields[key] = [Row(**row) for row in data.get(key, [])]
         return cls(**fields)
 
@@ -124,6 +126,14 @@ def _entry_rows(parts: list[RequestPart], entry: re.Pattern[str]) -> list[Row]:
 
 def _sum_rows(name: str, parts: list[RequestPart]) -> Row:
     return Row(name=name, tokens=sum(p.tokens for p in parts), chars=sum(p.chars for p in parts), detail=f"{len(parts)}")
+
+
+def _edited_rows(parts: list[RequestPart]) -> list[Row]:
+    seen: dict[str, Row] = {}
+    for part in parts:
+        if part.edit and part.part_id not in seen:
+            seen[part.part_id] = Row(name=part.part_id, tokens=part.tokens, chars=part.chars, source=part.name, detail=part.edit)
+    return list(seen.values())
 
 
 def build_report(
@@ -186,6 +196,7 @@ def build_report(
             *_entry_rows(request.parts_of("recalled_memory"), _MEMORY_ENTRY),
         ],
         messages=messages,
+        edited=_edited_rows(request.parts),
         per_file_cap=per_file_cap,
         total_cap=total_cap,
         problems=list(problems or []),
@@ -292,6 +303,10 @@ def render_list(report: ContextReport) -> str:
     indexes = _index_rows(report)
     lines.append(f"Memory: {fmt(group.get('Memory', 0))} tok ({indexes} index, {len(report.memories) - indexes} recalled)")
     lines.append("Messages: " + (", ".join(f"{r.name} {r.detail} ({fmt(r.tokens)} tok)" for r in report.messages) or "none yet"))
+    for state, title in (("pinned", "Pinned (kept through compaction)"), ("dropped", "Dropped from the view"), ("edited", "Rewritten")):
+        rows = [r for r in report.edited if r.detail == state]
+        if rows:
+            lines.append(f"{title}: " + ", ".join(f"{r.name} {r.source} ({fmt(r.tokens)} tok)" for r in rows))
     if report.problems:
         lines.append("")
         lines.append("Problems:")

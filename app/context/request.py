@@ -64,6 +64,8 @@ class RequestPart:
     status: str = ""  # instruction files: OK / TRUNCATED
     tokens: int = 0
     fixed_tokens: int = 0  # what the text does not show: images, at a fixed estimate each
+    part_id: str = ""  # a history message's stable id (app/context/view_edits.py); "" for fixed parts
+    edit: str = ""  # what the person did to it: dropped, pinned, edited
 
     @property
     def group(self) -> str:

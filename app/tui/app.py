@@ -33,6 +33,7 @@ from app.tui.controllers.skills import SkillsController
 from app.tui.controllers.suggestions import SuggestionController
 from app.tui.controllers.trust import TrustController
 from app.tui.controllers.turn import NEEDS_IDLE, TurnController
+from app.tui.controllers.view_edits import ViewEditController
 from app.tui.keys import GLOBAL_KEYS, bindings, make_priority, plan_keymap
 from app.tui.map_panel import MapPanel
 from app.tui.messages import (
@@ -127,6 +128,7 @@ class AgentctxApp(App[int]):
         self.sessions = SessionController(self, build_runtime=build_runtime, on_leave=self.suggestions.dismiss)
         self.trust = TrustController(self, open_session=self.sessions.open)
         self.hooks = HooksController(self, ask_trust_once=self.trust.ask_once, trust_command=self.trust.command)
+        self.view_edits = ViewEditController(self)
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -357,6 +359,9 @@ class AgentctxApp(App[int]):
 
     def on_context_map_opened(self, message: ContextMap.Opened) -> None:
         self.context.open_block(message.block)
+
+    def on_context_map_edit_asked(self, message: ContextMap.EditAsked) -> None:
+        self.view_edits.asked(message)
 
     def on_skills_screen_toggled(self, message: SkillsScreen.Toggled) -> None:
         self.skills.toggled(message)

@@ -12,6 +12,7 @@ through this file.
 from __future__ import annotations
 
 from collections.abc import Awaitable, Callable
+from contextlib import AbstractContextManager
 from typing import TYPE_CHECKING, Any, Protocol
 
 if TYPE_CHECKING:
@@ -77,6 +78,10 @@ class TuiHost(Protocol):
     def show_hint(self, content: Content | None) -> None:
         """The line above the prompt (None hides it). A call, not a message: it must not land after
         the prompt's own command hint that the next key already queued."""
+        ...
+
+    def suspend(self) -> AbstractContextManager[None]:
+        """Hand the terminal to a child program (an editor) and take it back."""
         ...
 
     def busy(self) -> bool:

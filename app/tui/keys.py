@@ -62,6 +62,13 @@ MAP_KEYS: tuple[KeySpec, ...] = (
     KeySpec("map_down", "down", "move(1)", "Next block (also j)", "Context map"),
     KeySpec("map_open", "enter", "open", "Show the block's exact text", "Context map"),
     KeySpec("map_leave", "escape", "leave", "Back to the prompt", "Context map"),
+    KeySpec("map_expand", "right", "expand(True)", "Open a pool of messages into its parts (also l)", "Context map"),
+    KeySpec("map_collapse", "left", "expand(False)", "Close the pool (also h)", "Context map"),
+    KeySpec("map_drop", "d", "edit('drop')", "Drop the part from the view (the record keeps it)", "Context map"),
+    KeySpec("map_drop_turn", "D", "edit('drop_turn')", "Drop the whole turn a message you typed starts", "Context map"),
+    KeySpec("map_restore", "r", "edit('restore')", "Restore a dropped or rewritten part", "Context map"),
+    KeySpec("map_pin", "p", "edit('pin')", "Pin the part through compaction (again: unpin)", "Context map"),
+    KeySpec("map_edit", "e", "edit('replace')", "Rewrite the compaction summary in $VISUAL / $EDITOR", "Context map"),
 )
 
 APPROVAL_KEYS: tuple[KeySpec, ...] = (

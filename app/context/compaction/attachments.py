@@ -30,11 +30,13 @@ _CONTROL = re.compile(r"[\r\n\t]")
 _BACKTICKS = re.compile(r"`+")
 
 
-def recent_file_paths(history: list[Message], root: Path, limit: int = MAX_FILES) -> list[Path]:
-    """Newest first: paths of successful file-tool calls, inside the workspace, de-duplicated."""
+def recent_file_paths(history: list[Message], root: Path, limit: int = MAX_FILES, *, skip_calls: frozenset[str] = frozenset()) -> list[Path]:
+    """Newest first: paths of successful file-tool calls, inside the workspace, de-duplicated.
+
+    ``skip_calls``: calls whose file is not re-attached (the person dropped or pinned their result)."""
     if limit <= 0:
         return []
-    failed = {m.tool_call_id for m in history if m.role == "tool" and m.is_error}
+    failed = {m.tool_call_id for m in history if m.role == "tool" and m.is_error} | skip_calls
     real_root = os.path.realpath(root)
     seen: list[Path] = []
     for message in reversed(history):
@@ -144,7 +146,12 @@ def _image_origin(messages: list[Message], message: Message) -> str:
 
 
 def collect_attachments(
-    history: list[Message], root: Path, *, skill_bodies: list[str] | None = None, image_source: list[Message] | None = None
+    history: list[Message],
+    root: Path,
+    *,
+    skill_bodies: list[str] | None = None,
+    image_source: list[Message] | None = None,
+    skip_calls: frozenset[str] = frozenset(),
 ) -> Attachments:
     """Files and skills from ``history``; images from ``image_source`` (the summarized part: the kept tail has its own)."""
     attachments = Attachments(skills=list(skill_bodies or []))
@@ -152,7 +159,7 @@ def collect_attachments(
         attachments.images.append(image)
         attachments.image_lines.append(line)
     budget = TOKEN_BUDGET * 4
-    for path in recent_file_paths(history, root):
+    for path in recent_file_paths(history, root, skip_calls=skip_calls):
         shown = os.path.relpath(path, root)
         kind, content = read_adaptive(path)
         if kind == "embed" and len(content) <= budget:

@@ -30,6 +30,7 @@ from app.context.compaction.summary import (
 )
 from app.context.compaction.thresholds import Thresholds, compute_thresholds
 from app.context.request import message_tokens
+from app.context.view_edits import ViewEdits
 from app.core.history import Message
 from app.core.llm.provider import Provider
 from app.core.tokens import Calibration, TokenCounter
@@ -124,6 +125,8 @@ class Compactor:
     # The user's PreCompact / PostCompact hooks (set by the runtime when configured).
     pre_compact: Callable[[str], Awaitable[str]] | None = None
     post_compact: Callable[[str, str], Awaitable[None]] | None = None
+    # The person's hand edits (the assembler's): the summarizer reads the edited view, pinned parts outlive it.
+    view_edits: ViewEdits = field(default_factory=ViewEdits)
 
     @property
     def thresholds(self) -> Thresholds:
@@ -160,7 +163,7 @@ class Compactor:
             idle_minutes=self.settings.idle_minutes,
             size_chars=self.settings.size_chars,
         )
-        return micro_compact(history, settings, force=force, now=time.time(), last_response_at=last_response_at)
+        return micro_compact(history, settings, force=force, now=time.time(), last_response_at=last_response_at, keep=self.view_edits.is_pinned)
 
     # -- summary compaction ---------------------------------------------------------------------
 
@@ -207,7 +210,9 @@ class Compactor:
             # Nothing before the live request to summarize (a first turn): cut its largest parts instead.
             return self._shrunk(trigger, history, measure, before, target, "the conversation is too short to summarize")
         hook_text = await self.pre_compact(trigger) if self.pre_compact is not None else ""
-        outcome = await self._summarize(history, focus, history, forced=forced or trigger != "auto", hook_text=hook_text)
+        # What the model was shown is what is summarized: a dropped part stays dropped, an edited summary is read as edited.
+        edited = self.view_edits.edit_view(history)[0]
+        outcome = await self._summarize(edited, focus, history, forced=forced or trigger != "auto", hook_text=hook_text)
         if outcome.status.failed:
             failed = self._failed(trigger, outcome.status, before, outcome.error)
             if forced and before >= self.thresholds.hard:
@@ -215,9 +220,12 @@ class Compactor:
                 shrunk = self._shrunk(trigger, history, measure, before, target, failed.message)
                 return shrunk if shrunk.ok else failed
             return failed
-        attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies(), image_source=summarized)
+        # A file whose read the person dropped is not re-embedded; a pinned one comes back verbatim below instead.
+        skip = self.view_edits.edited_calls(history)
+        attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies(), image_source=summarized, skip_calls=skip)
         text = "" if attachments.empty else attachments.text()
-        messages = repair_tool_pairs(compose_history(outcome.summary, tail, text, attachments.images)).messages
+        pinned = self.view_edits.pinned_to_keep(summarized)
+        messages = repair_tool_pairs(compose_history(outcome.summary, tail, text, attachments.images, pinned)).messages
         after = measure(messages)
         detail = ""
         if after > target:

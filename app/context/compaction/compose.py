@@ -45,11 +45,14 @@ def shrink_tail(history: list[Message], start: int, fits) -> int:  # type: ignor
     return len(history)
 
 
-def compose_history(summary: str, tail: list[Message], attachments_text: str = "", images: list[ImagePart] | None = None) -> list[Message]:
+def compose_history(
+    summary: str, tail: list[Message], attachments_text: str = "", images: list[ImagePart] | None = None, pinned: list[Message] | None = None
+) -> list[Message]:
+    """Summary, acknowledgement, re-attached files, the parts the person pinned (verbatim), then the kept tail."""
     messages = [
         Message.user(f"{summary.strip() or SUMMARY_UNAVAILABLE}\n\n{RESUME_TRAILER}"),
         Message(role="assistant", content=ACKNOWLEDGEMENT),
     ]
     if attachments_text:
         messages += [Message.user(attachments_text, images), Message(role="assistant", content=ATTACHMENTS_ACK)]
-    return messages + list(tail)
+    return messages + list(pinned or []) + list(tail)

@@ -8,6 +8,7 @@ output in the window). Errors are never cleared, nor the newest results of each 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.core.history import Message
@@ -68,17 +69,18 @@ def micro_compact(
     now: float = 0.0,
     last_response_at: float | None = None,
     paths_of: dict[str, str] | None = None,
+    keep: Callable[[Message], bool] | None = None,
 ) -> MicroResult:
     """The history with old tool results cleared, or the same list object when nothing changed.
 
     ``paths_of`` maps tool call ids to the file path a read/edit/write touched, so
-    evicted reads can be reported.
+    evicted reads can be reported; ``keep`` says which results are never cleared (pinned by the person).
     """
     settings = settings or MicroSettings()
     trigger = choose_trigger(messages, settings, force=force, now=now, last_response_at=last_response_at)
     if trigger is None:
         return MicroResult(messages)
-    candidates = [i for i, m in enumerate(messages) if _clearable(m)]
+    candidates = [i for i, m in enumerate(messages) if _clearable(m) and not (keep is not None and keep(m))]
     if trigger == "size":
         # Results the model has not seen yet (after the last assistant turn) are never cleared.
         last_assistant = max((i for i, m in enumerate(messages) if m.role == "assistant"), default=-1)

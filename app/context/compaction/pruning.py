@@ -47,8 +47,10 @@ def _message_chars(message: Message) -> int:
     return total if message.role in ("user", "assistant", "tool") else 256
 
 
-def prune_view(messages: list[Message], context_window_tokens: int) -> PruneResult:
-    """The messages to send, with old large tool results trimmed or cleared (copies; inputs untouched)."""
+def prune_view(messages: list[Message], context_window_tokens: int, *, keep: frozenset[int] = frozenset()) -> PruneResult:
+    """The messages to send, with old large tool results trimmed or cleared (copies; inputs untouched).
+
+    ``keep``: positions never trimmed (parts the person pinned)."""
     if context_window_tokens <= 0:
         return PruneResult(messages)
     char_window = context_window_tokens * 4
@@ -57,7 +59,7 @@ def prune_view(messages: list[Message], context_window_tokens: int) -> PruneResu
         return PruneResult(messages)
     cutoff = assistants[-KEEP_LAST_ASSISTANTS]
     first_user = next((i for i, m in enumerate(messages) if m.role == "user"), len(messages))
-    prunable = [i for i in range(first_user + 1, cutoff) if messages[i].role == "tool" and messages[i].content != PLACEHOLDER]
+    prunable = [i for i in range(first_user + 1, cutoff) if messages[i].role == "tool" and messages[i].content != PLACEHOLDER and i not in keep]
     total = sum(_message_chars(m) for m in messages)
     if total / char_window < SOFT_TRIM_RATIO or not prunable:
         return PruneResult(messages)

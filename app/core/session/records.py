@@ -35,6 +35,8 @@ SUBTYPE_NOTIFICATION = "notification"
 SUBTYPE_CUSTOM_TITLE = "custom_title"
 TITLE_SOURCE_MANUAL = "manual"
 TITLE_SOURCE_AUTO = "auto"
+# A hand edit of the view (app/context/view_edits.py): {action: drop|restore|pin|unpin|replace, part, text?}.
+SUBTYPE_VIEW_EDIT = "view_edit"
 
 # The record layout this build reads and writes. Records carry "schemaVersion" only
 # when a later build changes what a record means; this build cannot know the new

@@ -1,6 +1,8 @@
 """The live context map: the last request drawn as stacked blocks, each as tall as its share of the window.
 
-Up/down (or k/j) move between blocks; Enter shows a block's exact text.
+Up/down (or k/j) move between blocks; Enter shows a block's exact text. Right (l) opens a pool of
+messages into its parts and left (h) closes it; on a part, d drops it (D: the whole turn a message you
+typed starts), r restores it, p pins or unpins it and e rewrites a summary (app/tui/controllers/view_edits.py does the edits).
 """
 
 from __future__ import annotations
@@ -43,6 +45,16 @@ MESSAGE_LABELS = {
 }
 # Block names of system sections that are too small to stand alone are folded into the next block.
 _FOLD_KINDS = {"separator"}
+EDIT_MARKS = {"dropped": "✕", "pinned": "◆", "edited": "✎"}
+DROPPED_COLOUR = "$foreground 15%"
+
+
+@dataclass
+class MapRow:
+    """One line of the map's list: a block, or (in an opened pool) one of its parts."""
+
+    block: MapBlock
+    part: RequestPart | None = None
 
 
 @dataclass
@@ -52,6 +64,11 @@ class MapBlock:
     tokens: int
     parts: list[RequestPart] = field(default_factory=list)
     status: str = ""
+    key: str = ""  # a pool's kind (messages pooled by kind): what stays open across updates
+
+    @property
+    def editable(self) -> list[RequestPart]:
+        return [p for p in self.parts if p.part_id]
 
     @property
     def text(self) -> str:
@@ -77,7 +94,7 @@ def blocks_from_request(request: AssembledRequest) -> list[MapBlock]:
             pool = pools.get(key)
             if pool is None:
                 label = _tool_label(key) if part.kind == "tool_schema" else MESSAGE_LABELS.get(key, key)
-                pool = pools[key] = MapBlock(group=part.group, name=label, tokens=0)
+                pool = pools[key] = MapBlock(group=part.group, name=label, tokens=0, key=key)
                 blocks.append(pool)
             pool.parts.append(part)
             pool.tokens += part.tokens
@@ -86,11 +103,17 @@ def blocks_from_request(request: AssembledRequest) -> list[MapBlock]:
         pending = []
         blocks.append(MapBlock(group=part.group, name=part.name, tokens=sum(p.tokens for p in folded), parts=folded, status=part.status))
     for key, pool in pools.items():
-        pool.name = f"{pool.name} ({len(pool.parts)})"
+        marks = [f"{n} {state}" for state in ("dropped", "pinned", "edited") if (n := sum(p.edit == state for p in pool.parts))]
+        pool.name = f"{pool.name} ({len(pool.parts)}{', ' + ', '.join(marks) if marks else ''})"
     if pending and blocks:
         blocks[-1].parts.extend(pending)
         blocks[-1].tokens += sum(p.tokens for p in pending)
     return blocks
+
+
+def _part_label(part: RequestPart) -> str:
+    """A part as a row names it: its id (what the CLI takes) and what it is."""
+    return f"{part.part_id} {part.name}" if part.part_id else part.name
 
 
 def _tool_label(key: str) -> str:
@@ -108,6 +131,13 @@ class ContextMap(Widget, can_focus=True):
         Binding("home", "jump(0)", "First block", show=False),
         Binding("end", "jump(-1)", "Last block", show=False),
         Binding("escape", "leave", "Back to the prompt", show=False),
+        Binding("right,l", "expand(True)", "Open the pool into its parts", show=False),
+        Binding("left,h", "expand(False)", "Close the pool", show=False),
+        Binding("d", "edit('drop')", "Drop the part from the view", show=False),
+        Binding("D", "edit('drop_turn')", "Drop the whole turn from the view", show=False),
+        Binding("r", "edit('restore')", "Restore the part", show=False),
+        Binding("p", "edit('pin')", "Pin or unpin the part", show=False),
+        Binding("e", "edit('replace')", "Edit the summary in $EDITOR", show=False),
     ]
 
     selected: reactive[int] = reactive(0)
@@ -118,6 +148,14 @@ class ContextMap(Widget, can_focus=True):
 
     class Left(Message):
         """The person pressed Esc in the map: focus goes back to the prompt."""
+
+    @dataclass
+    class EditAsked(Message):
+        """d / r / p / e on a row: ``part`` is the message part it names (None: the row is not one)."""
+
+        action: str
+        part: RequestPart | None
+        block: MapBlock
 
     def __init__(self, *, id: str | None = None) -> None:
         super().__init__(id=id)
@@ -130,24 +168,45 @@ class ContextMap(Widget, can_focus=True):
         self.origin = ""
         self.token_method = ""
         self.streaming_tokens = 0
+        self.expanded: set[str] = set()  # the keys of the pools opened into their parts
+        self.rows: list[MapRow] = []
+
+    def _build_rows(self) -> None:
+        rows: list[MapRow] = []
+        for block in self.blocks:
+            rows.append(MapRow(block))
+            if block.key in self.expanded:
+                rows.extend(MapRow(block, part) for part in block.parts)
+        self.rows = rows
+
+    @property
+    def selected_row(self) -> MapRow | None:
+        return self.rows[self.selected] if self.rows and self.selected < len(self.rows) else None
+
+    def _row_key(self, row: MapRow | None) -> tuple[str, str] | None:
+        if row is None:
+            return None
+        return (row.block.key or row.block.name, row.part.part_id if row.part else "")
 
     def show_request(self, request: AssembledRequest, *, reported: int | None = None) -> None:
-        name = self.blocks[self.selected].name if self.blocks and self.selected < len(self.blocks) else None
+        kept = self._row_key(self.selected_row)
         self.blocks = blocks_from_request(request)
+        self._build_rows()
         self.window = request.context_window
         self.used = request.total_tokens
         self.reported = reported
         self.thresholds = compute_thresholds(self.window, self.pct, origin=self.origin) if self.window else None
         self.token_method = request.token_method
         self.streaming_tokens = 0
-        # Keep the selection on the same block across updates.
-        names = [b.name for b in self.blocks]
-        self.selected = names.index(name) if name in names else min(self.selected, max(0, len(self.blocks) - 1))
+        # Keep the selection on the same block (or part) across updates.
+        keys = [self._row_key(row) for row in self.rows]
+        self.selected = keys.index(kept) if kept in keys else min(self.selected, max(0, len(self.rows) - 1))
         self.refresh(layout=True)
 
     def clear(self) -> None:
         """Nothing sent and nothing to show yet (a new session)."""
         self.blocks = []
+        self.rows = []
         self.used = self.streaming_tokens = 0
         self.reported = None
         self.selected = 0
@@ -162,19 +221,50 @@ class ContextMap(Widget, can_focus=True):
         self.refresh()
 
     def action_move(self, step: int) -> None:
-        if self.blocks:
-            self.selected = max(0, min(len(self.blocks) - 1, self.selected + step))
+        if self.rows:
+            self.selected = max(0, min(len(self.rows) - 1, self.selected + step))
 
     def action_jump(self, index: int) -> None:
-        if self.blocks:
-            self.selected = index % len(self.blocks)
+        if self.rows:
+            self.selected = index % len(self.rows)
+
+    def action_expand(self, open_it: bool) -> None:
+        row = self.selected_row
+        if row is None or not row.block.key:
+            return
+        if open_it:
+            self.expanded.add(row.block.key)
+        else:
+            self.expanded.discard(row.block.key)
+        self._build_rows()
+        heads = [i for i, r in enumerate(self.rows) if r.block is row.block]
+        if heads and (not open_it or row.part is not None):
+            self.selected = heads[0]  # closing from a part lands on its pool
+        elif heads and open_it and len(heads) > 1:
+            self.selected = heads[1]  # opening moves onto the first part
+        self.refresh(layout=True)
+
+    def action_edit(self, action: str) -> None:
+        row = self.selected_row
+        if row is None:
+            return
+        part = row.part
+        if part is None and len(row.block.editable) == 1:
+            part = row.block.editable[0]  # a pool of one (the summary) is its part
+        self.post_message(self.EditAsked(action, part if part is not None and part.part_id else None, row.block))
 
     def action_leave(self) -> None:
         self.post_message(self.Left())
 
     def action_open(self) -> None:
-        if self.blocks:
-            self.post_message(self.Opened(self.blocks[self.selected]))
+        row = self.selected_row
+        if row is None:
+            return
+        if row.part is None:
+            self.post_message(self.Opened(row.block))
+        else:
+            part = row.part
+            self.post_message(self.Opened(MapBlock(group=part.group, name=_part_label(part), tokens=part.tokens, parts=[part])))
 
     def watch_selected(self) -> None:
         self.refresh()
@@ -188,12 +278,15 @@ class ContextMap(Widget, can_focus=True):
             return Content.from_markup("[$text-muted]No request yet.\nSend a message to see what the model receives.[/]")
         used = self.reported or self.used
         lines = [self._gauge(width, used)]
-        rows = max(len(self.blocks), self.size.height - 4)
-        heights = [self._rows_for(block.tokens, rows) for block in self.blocks]
+        rows = max(len(self.rows), self.size.height - 4)
+        heights = [1 if row.part is None and row.block.key in self.expanded else self._rows_for((row.part or row.block).tokens, rows) for row in self.rows]
         if sum(heights) > rows:
-            heights = [1] * len(self.blocks)  # too many blocks to be proportional: one row each
-        for index, (block, height) in enumerate(zip(self.blocks, heights)):
-            lines.extend(self._block_lines(block, index == self.selected, width, height))
+            heights = [1] * len(self.rows)  # too many blocks to be proportional: one row each
+        for index, (row, height) in enumerate(zip(self.rows, heights)):
+            if row.part is None:
+                lines.extend(self._block_lines(row.block, index == self.selected, width, height))
+            else:
+                lines.extend(self._part_lines(row.part, index == self.selected, width, height))
         if self.streaming_tokens:
             lines.extend(self._paint(f"reply (streaming) {format_tokens(self.streaming_tokens)}", GROUP_COLOURS["Streaming"], width, 1))
         free = max(0, self.window - used - self.streaming_tokens)
@@ -218,6 +311,13 @@ class ContextMap(Widget, can_focus=True):
         status = f" {block.status}" if block.status and block.status != "OK" else ""
         label = f"{block.name}{status} · {format_tokens(block.tokens)}"
         colour = CUT_COLOUR if block.status == "TRUNCATED" else GROUP_COLOURS.get(block.group, "$panel")
+        return self._paint(label, colour, width, rows, selected=selected)
+
+    def _part_lines(self, part: RequestPart, selected: bool, width: int, rows: int) -> list[Content]:
+        # The mark and the id first: the panel is narrow, and the id is what the CLI takes.
+        mark = EDIT_MARKS[part.edit] + " " if part.edit else ""
+        label = f" └ {mark}{part.part_id or part.name} · {format_tokens(part.tokens)} {part.name if part.part_id else ''}".rstrip()
+        colour = DROPPED_COLOUR if part.edit == "dropped" else GROUP_COLOURS.get(part.group, "$panel")
         return self._paint(label, colour, width, rows, selected=selected)
 
     def _paint(self, label: str, colour: str, width: int, rows: int, *, selected: bool = False) -> list[Content]:
