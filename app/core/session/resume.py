@@ -21,6 +21,7 @@ from app.core.session.records import (
     SUBTYPE_CHAT_COMPRESSION,
     SUBTYPE_CUSTOM_TITLE,
     SUBTYPE_MICRO_COMPACTION,
+    SUBTYPE_REWIND,
     TITLE_SOURCE_MANUAL,
     Record,
     parse_timestamp,
@@ -128,6 +129,8 @@ def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
             _clear_tool_results(loaded, record)
         elif record.subtype == SUBTYPE_CUSTOM_TITLE:
             _take_title(loaded, record)
+        elif record.subtype == SUBTYPE_REWIND:
+            _rewind(loaded, record, lineno)
         return
     if record.message is None:
         return
@@ -168,6 +171,21 @@ def _take_title(loaded: LoadedSession, record: Record) -> None:
     title, source = found
     if source == TITLE_SOURCE_MANUAL or loaded.title_source != TITLE_SOURCE_MANUAL:
         loaded.title, loaded.title_source = title, source
+
+
+def _rewind(loaded: LoadedSession, record: Record, lineno: int) -> None:
+    """Replay a rewind: the view goes back to just before the message it names (app.core.session.rewind)."""
+    from app.core.session.rewind import rewound
+
+    messages = rewound(loaded.messages, record.system_payload or {})
+    if messages is None:
+        loaded.warnings.append(
+            f"the rewind on line {lineno} of {loaded.path} names a message this view does not hold; "
+            "the conversation is shown as it was before it"
+        )
+        return
+    loaded.messages = messages
+    loaded.last_usage = None  # it described the context that was rewound
 
 
 def _restart_from_checkpoint(loaded: LoadedSession, record: Record, lineno: int) -> None:
