@@ -31,6 +31,7 @@ from app.paths import Paths, ensure_private_dir
 from app.tui.commands import SlashCommand, parse_command, skill_commands
 from app.tui.compaction_actions import CompactionActions
 from app.tui.controllers.modes import ModeController
+from app.tui.controllers.rewind import RewindController
 from app.tui.hooks_actions import HooksActions
 from app.tui.mcp_actions import McpActions
 from app.tui.trust_actions import TrustActions
@@ -128,6 +129,7 @@ class AgentctxApp(
         self._last_ctrl_c = 0.0
         self._approval: ApprovalScreen | None = None
         self.modes = ModeController(self)
+        self.rewinder = RewindController(self)
         self._skills_unsubscribe: Callable[[], None] | None = None
         # The project's files for @path completion: listed once, on the first @ typed.
         self._project_files: list[str] | None = None
@@ -561,13 +563,44 @@ class AgentctxApp(
             return False
         if action == "retry_turn":
             return self.can_retry()  # otherwise the same key copies the last answer
+        if action == "rewind_escape":
+            return self._escape_is_free()
         return True
+
+    def _escape_is_free(self) -> bool:
+        """Nothing for Esc to cancel or skip, on the conversation screen: Esc Esc may rewind."""
+        if isinstance(self.screen, ModalScreen) or self._busy():
+            return False
+        pending = getattr(self, "_pending_compaction", None)
+        return not (pending is not None and not pending.done()) and getattr(self, "_finishing", None) is None
+
+    def action_rewind_escape(self) -> None:
+        self.rewinder.escape()
+
+    def action_rewind(self) -> None:
+        self.rewinder.open()
+
+    def show_estimate(self) -> None:
+        """The gauge after the view changed by hand (a rewind): the map's estimate of the next request."""
+        used = self.context_map.used
+        self.status.used_tokens = used
+        self.gauge.set_usage(used, self.status.context_window, source="estimate" if used else "")
 
     def action_cancel_turn(self) -> None:
         if self.skip_pending_compaction() or self.stop_finishing_speculation():
             return
         if self.runtime and self.runtime.agent and self.runtime.agent.cancel():
             self.status.state = "cancelling…"
+            return
+        if self._escape_is_free() and self._rewind_key_is_cancel_key():
+            self.rewinder.escape()  # nothing to cancel: Esc Esc rewinds
+
+    def _rewind_key_is_cancel_key(self) -> bool:
+        from app.tui.keys import effective_key
+
+        specs = {spec.id: spec for spec in GLOBAL_KEYS}
+        keymap = self.key_plan.keymap
+        return effective_key(specs["rewind"], keymap) == effective_key(specs["cancel"], keymap)
 
     def action_quit_pressed(self) -> None:
         selected = self.screen.get_selected_text() if hasattr(self.screen, "get_selected_text") else None
