@@ -211,6 +211,7 @@ class OpenedSession:
     last_activity: datetime | None = None
     # The size the latest compaction left the context at, when no answer came after it.
     checkpoint_tokens: int | None = None
+    session_usage: Usage | None = None
 
 
 def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> OpenedSession:
@@ -227,7 +228,7 @@ def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) ->
     loaded = load_session(summary.path)
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
     recorder.adopt(title=loaded.title, title_source=loaded.title_source, large_results=loaded.large_results)
-    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at, loaded.checkpoint_tokens)
+    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at, loaded.checkpoint_tokens, loaded.session_usage)
 
 
 def build_runtime(
@@ -326,6 +327,8 @@ def build_runtime(
         runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)
         # The resumed context's size until the next answer reports a fresh one.
         runtime.agent.last_usage = opened.last_usage
+        if opened.session_usage is not None:
+            runtime.agent.session_usage = opened.session_usage
         runtime.titles = wire_titles(runtime.agent, runtime.recorder, enabled=interactive and settings.sessions.auto_title)
     return runtime
 

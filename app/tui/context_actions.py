@@ -62,6 +62,7 @@ class ContextActions:
             return  # another session opened meanwhile
         last = runtime.agent.last_usage if runtime.agent else None
         self.context_map.show_request(request, reported=last.prompt_tokens if last and last.prompt_tokens else None)
+        self.context_map.set_cached(last.cached_tokens if last else 0)
 
     @property
     def context_map(self) -> ContextMap:
@@ -137,7 +138,13 @@ class ContextActions:
 
         title = {"list": "Context", "detail": "Context (detail)", "map": "Context map", "json": "Context (json)"}[mode]
         highlight = CUT_FILE_LINE if mode in ("list", "detail") else None
-        self.push_screen(TextScreen(title, RENDERERS[mode](report), highlight=highlight))  # type: ignore[attr-defined]
+        text = RENDERERS[mode](report)
+        if mode in ("list", "detail"):
+            from app.context.prompt_cache import cache_lines
+
+            agent = self.runtime.agent if self.runtime else None
+            text += "\n\n" + "\n".join(cache_lines(agent.last_usage if agent else None, agent.session_usage if agent else None))
+        self.push_screen(TextScreen(title, text, highlight=highlight))  # type: ignore[attr-defined]
 
     # -- /memory -----------------------------------------------------------------------------------
 

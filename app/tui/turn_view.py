@@ -136,6 +136,7 @@ class TurnView:
             status.state = "waiting for the model…"
         elif isinstance(event, UsageUpdated):
             app.context_map.set_reported(event.last.prompt_tokens or None)
+            app.context_map.set_cached(event.last.cached_tokens)
             if event.last.prompt_tokens:
                 app.gauge.set_usage(event.last.prompt_tokens + event.last.completion_tokens, source="reported")
             used = event.last.prompt_tokens + event.last.completion_tokens

@@ -47,6 +47,8 @@ class LoadedSession:
     # Usage of the last assistant reply after the last compression checkpoint:
     # an older one describes a context that no longer exists.
     last_usage: Usage | None = None
+    # Every request's usage summed, compactions and rewinds included (the session's prompt-cache hit rate).
+    session_usage: Usage = field(default_factory=Usage)
     model: str | None = None
     first_prompt: str = ""
     # The estimated size of the history right after the last compression checkpoint.
@@ -141,6 +143,7 @@ def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
         loaded.first_prompt = one_line_preview(record.message.content)
     if record.type == "assistant" and record.usage is not None:
         loaded.last_usage = record.usage
+        loaded.session_usage = loaded.session_usage + record.usage
 
 
 def _restore_or_keep_content(loaded: LoadedSession, record: Record, lineno: int) -> None:

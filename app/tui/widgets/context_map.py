@@ -130,6 +130,24 @@ class ContextMap(Widget, can_focus=True):
         self.origin = ""
         self.token_method = ""
         self.streaming_tokens = 0
+        # The prompt-cache prefix the endpoint reported for this request (app.context.prompt_cache).
+        self.cached_tokens = 0
+        self._cached: set[int] = set()
+        self._parts: list[RequestPart] = []
+
+    def set_cached(self, cached_tokens: int) -> None:
+        from app.context.prompt_cache import cached_part_ids
+
+        self.cached_tokens = max(0, cached_tokens)
+        self._cached = cached_part_ids(self._parts, self.cached_tokens, self.reported)
+        self.refresh()
+
+    def cache_mark(self, block: MapBlock) -> str:
+        """" · cached" when the whole block was in the cached prefix, " · 2/5 cached" for part of a pool."""
+        inside = sum(1 for part in block.parts if id(part) in self._cached)
+        if not inside:
+            return ""
+        return " · cached" if inside == len(block.parts) else f" · {inside}/{len(block.parts)} cached"
 
     def show_request(self, request: AssembledRequest, *, reported: int | None = None) -> None:
         name = self.blocks[self.selected].name if self.blocks and self.selected < len(self.blocks) else None
@@ -140,6 +158,7 @@ class ContextMap(Widget, can_focus=True):
         self.thresholds = compute_thresholds(self.window, self.pct, origin=self.origin) if self.window else None
         self.token_method = request.token_method
         self.streaming_tokens = 0
+        self._parts, self._cached, self.cached_tokens = list(request.parts), set(), 0  # until this request's usage says
         # Keep the selection on the same block across updates.
         names = [b.name for b in self.blocks]
         self.selected = names.index(name) if name in names else min(self.selected, max(0, len(self.blocks) - 1))
@@ -211,12 +230,13 @@ class ContextMap(Widget, can_focus=True):
         band = self.thresholds.band(used) if self.thresholds else "ok"
         colour = {"ok": "$success", "warn": "$warning", "auto": "$error", "hard": "$error"}[band]
         source = "reported" if self.reported else self.token_method
-        head = f"{format_tokens(used)} / {format_tokens(self.window)} ({100 * used / max(1, self.window):.0f}%, {source})"
+        cached = f", {format_tokens(self.cached_tokens)} cached" if self.cached_tokens else ""
+        head = f"{format_tokens(used)} / {format_tokens(self.window)} ({100 * used / max(1, self.window):.0f}%, {source}{cached})"
         return Content.from_markup(f"[b]{escape(head)}[/b]\n[{colour}]{''.join(cells)}[/]")
 
     def _block_lines(self, block: MapBlock, selected: bool, width: int, rows: int) -> list[Content]:
         status = f" {block.status}" if block.status and block.status != "OK" else ""
-        label = f"{block.name}{status} · {format_tokens(block.tokens)}"
+        label = f"{block.name}{status} · {format_tokens(block.tokens)}{self.cache_mark(block)}"
         colour = CUT_COLOUR if block.status == "TRUNCATED" else GROUP_COLOURS.get(block.group, "$panel")
         return self._paint(label, colour, width, rows, selected=selected)
 
