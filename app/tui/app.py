@@ -584,7 +584,7 @@ class AgentctxApp(
         """The gauge after the view changed by hand (a rewind): the map's estimate of the next request."""
         used = self.context_map.used
         self.status.used_tokens = used
-        self.gauge.set_usage(used, self.status.context_window, source="estimate" if used else "")
+        self.gauge.set_usage(used, self.status.context_window, source="estimate")
 
     def action_cancel_turn(self) -> None:
         if self.skip_pending_compaction() or self.stop_finishing_speculation():

@@ -184,3 +184,23 @@ async def test_resume_shows_the_rewound_view_and_continues_on_the_branch(fake_ll
         users = [m["content"] for m in fake_llm.requests[-1].messages if m["role"] == "user"]
         assert users[-2:] == ["first", "second, said better"]
         assert "second" not in users
+
+
+async def test_a_suggestion_prepared_for_the_old_branch_is_dropped_by_the_rewind(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    (workspace / "app.py").write_text("def greet():\n    return 'helo'\n", encoding="utf-8")
+    fake_llm.push(Reply.text("It greets, but 'helo' is misspelled."), Reply.text("fix the typo"))
+    fake_llm.push(Reply.tool_calls([("e1", "edit", {"path": "app.py", "old_string": "'helo'", "new_string": "'hello'"})]), Reply.text("Fixed."))
+    settings = make_settings(fake_llm)
+    settings.suggestions.enabled = True
+    app = make_app(fake_llm, workspace, settings=settings)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await send(pilot, "what does app.py do?")
+        await wait_until(pilot, lambda: app._speculation is not None and app._speculation.status == "ready", what="prepared")
+        speculation = app._speculation
+        await _open_with_escape_twice(pilot)
+        await pilot.press("enter")
+        await wait_until(pilot, lambda: app.prompt.text == "what does app.py do?", what="rewound")
+        assert app._speculation is None and app.prompt.follow_up == ""
+        assert speculation.status == "cancelled" and not speculation.overlay.shadow.exists()
+        assert (workspace / "app.py").read_text() == "def greet():\n    return 'helo'\n"

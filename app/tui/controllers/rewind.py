@@ -52,6 +52,8 @@ class RewindHost(Protocol):
 
     def show_estimate(self) -> None: ...
 
+    def dismiss_suggestion(self) -> None: ...
+
 
 def prompt_text(message: str) -> str:
     """The words the person typed: files an @mention attached are not part of them."""
@@ -76,8 +78,9 @@ def cannot_lines(plan: UndoPlan) -> list[str]:
 
 
 def result_text(result: UndoResult) -> str:
-    done = ", ".join(r.shown for r in result.done)
-    parts = [f"Put back {len(result.done)} file{'s' if len(result.done) != 1 else ''}: {done}."] if result.done else []
+    done = ", ".join(f"{r.shown} ({'removed' if r.action == 'remove' else 'restored'})" for r in result.done)
+    count = len(result.done)
+    parts = [f"Undid the agent's changes to {count} file{'s' if count != 1 else ''}: {done}."] if result.done else []
     parts += [f"Not restored: {text}" for text in result.failed]
     return " ".join(parts) or "No file was changed."
 
@@ -147,6 +150,7 @@ class RewindController:
         if point.index >= len(agent.history) or agent.history[point.index].content != point.text:
             self.host.notify("The conversation changed meanwhile; nothing was rewound. Try again.", severity="warning")
             return
+        self.host.dismiss_suggestion()  # prepared for the conversation as it was; its shadow goes too
         agent.rewind(point.index, point.payload())
         await self._show_view(runtime)
         self._put_back_in_prompt(prompt_text(point.text))
