@@ -34,4 +34,5 @@ async def main():
         pts = rewind_points(history, loaded); t2 = time.perf_counter()
         plan = plan_undo(loaded.records, pts[-1].uuid, root); t3 = time.perf_counter()
         print(f"record {size/1e6:.1f} MB, 2000 writes to 50 files: load {t1-t0:.3f} s, points {t2-t1:.4f} s, plan {t3-t2:.3f} s, {len(plan.restores)} restores")
-asyncio.run(main())
+if __name__ == "__main__":
+    asyncio.run(main())
