@@ -121,7 +121,7 @@ def _main(argv: Sequence[str] | None = None) -> int:
     if headless:
         return _headless(args, settings, paths, stdin_text)
 
-    from app.tui.app import run_tui
+    from app.tui.launch import run_tui
 
     # The TUI draws its own screen, already inert, on the real streams.
     sys.stdout, sys.stderr = getattr(sys.stdout, "inner", sys.stdout), getattr(sys.stderr, "inner", sys.stderr)

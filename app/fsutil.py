@@ -35,3 +35,24 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8", mode: i
         except FileNotFoundError:
             pass
         raise
+
+
+def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:
+    """``atomic_write_text`` for bytes (a file put back exactly as it was, whatever its encoding)."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(data)
+            handle.flush()
+            os.fsync(handle.fileno())
+        if mode is None:
+            mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK
+        os.chmod(tmp_name, mode)
+        os.replace(tmp_name, path)
+    except BaseException:
+        try:
+            os.unlink(tmp_name)
+        except FileNotFoundError:
+            pass
+        raise

@@ -214,6 +214,7 @@ class OpenedSession:
     checkpoint_tokens: int | None = None
     # The person's hand edits of the view, replayed from the session's view_edit records.
     view_edits: ViewEdits = field(default_factory=ViewEdits)
+    session_usage: Usage | None = None
 
 
 def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> OpenedSession:
@@ -231,7 +232,10 @@ def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) ->
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
     recorder.adopt(title=loaded.title, title_source=loaded.title_source, large_results=loaded.large_results)
     edits = ViewEdits.replay(r.system_payload for r in loaded.records if r.subtype == SUBTYPE_VIEW_EDIT)
-    return OpenedSession(recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at, loaded.checkpoint_tokens, edits)
+    return OpenedSession(
+        recorder, loaded.messages, list(loaded.warnings), loaded.last_usage, loaded.updated_at,
+        loaded.checkpoint_tokens, view_edits=edits, session_usage=loaded.session_usage,
+    )
 
 
 def build_runtime(
@@ -331,6 +335,8 @@ def build_runtime(
         runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)
         # The resumed context's size until the next answer reports a fresh one.
         runtime.agent.last_usage = opened.last_usage
+        if opened.session_usage is not None:
+            runtime.agent.session_usage = opened.session_usage
         runtime.titles = wire_titles(runtime.agent, runtime.recorder, enabled=interactive and settings.sessions.auto_title)
     return runtime
 

@@ -44,7 +44,7 @@ from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
 from app.core.session.recorder import RecordWriteError
-from app.core.session.records import SUBTYPE_NOTIFICATION
+from app.core.session.records import SUBTYPE_FILE_CHANGE, SUBTYPE_NOTIFICATION, SUBTYPE_REWIND
 from app.core.tools.agent_controls import REASON as CONTROLS_REASON
 from app.core.tools.arguments import invalid_characters
 from app.core.tools.base import Tool, ToolContext, ToolResult
@@ -163,6 +163,8 @@ class Agent(CompactionSteps):
         self.context_window = context_window
         self.interactive = interactive
         self.last_usage: Usage | None = None
+        # Every request's usage summed (the resumed part included): /context's cache hit rate.
+        self.session_usage = Usage()
         self.compactor = compactor
         self.last_response_at: float | None = None  # wall clock of the last answer (micro-compaction's idle trigger)
         self.on_memory_flush: Callable[[], None] | None = None
@@ -217,6 +219,14 @@ class Agent(CompactionSteps):
             self.last_usage = usage
         for hook in self.after_turn:
             hook(True)
+
+    def rewind(self, index: int, payload: dict) -> None:
+        """The conversation goes back to just before ``history[index]`` (a user message); the record says so."""
+        if self.busy:
+            raise AgentBusy("a turn is running")
+        del self.history[index:]
+        self.last_usage = None  # it described the context that was just rewound
+        self._record_system(SUBTYPE_REWIND, payload)
 
     def cancel(self) -> bool:
         """Stop the running turn; it ends with a TurnCancelled event. False when idle."""
@@ -429,6 +439,7 @@ class Agent(CompactionSteps):
             self._record_system("answer_interrupted", {"chars": len(reply.message.content)})
         if reply.usage is not None:
             self.last_usage = reply.usage
+            self.session_usage = self.session_usage + reply.usage
         self.last_response_at = time.time()
         self.assembler.observe(assembled, reply.usage)
         if self.compactor is not None:
@@ -492,6 +503,9 @@ class Agent(CompactionSteps):
                 self.policy.allow_for_session(tool, args)
         emit(ToolCallStarted(call=call, summary=summary))
         result = await self._execute(tool, args)
+        if result.file_change is not None and not result.is_error:
+            # Before the result, so a rewind finds what the file was (app.core.session.rewind_undo).
+            self._record_system(SUBTYPE_FILE_CHANGE, {"toolCallId": call.id, "tool": call.name, **result.file_change.to_payload()})
         for observe in self.tool_observers:
             observe(call, args)
         status = "error" if result.is_error else "ok"

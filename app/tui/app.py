@@ -16,7 +16,7 @@ from textual.screen import ModalScreen, Screen
 from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
-from app.config import Settings, load_settings
+from app.config import Settings
 from app.paths import Paths, ensure_private_dir
 from app.tui import prompt_store
 from app.tui.commands import parse_command
@@ -28,6 +28,7 @@ from app.tui.controllers.mcp import McpController
 from app.tui.controllers.memory import MemoryController
 from app.tui.controllers.mentions import MentionController
 from app.tui.controllers.modes import ModeController
+from app.tui.controllers.rewind import RewindController
 from app.tui.controllers.sessions import SessionController
 from app.tui.controllers.skills import SkillsController
 from app.tui.controllers.suggestions import SuggestionController
@@ -37,6 +38,7 @@ from app.tui.controllers.view_edits import ViewEditController
 from app.tui.keys import GLOBAL_KEYS, bindings, make_priority, plan_keymap
 from app.tui.map_panel import MapPanel
 from app.tui.messages import (
+    GaugeFollowsMap,
     MapChanged,
     MapReported,
     MapStreaming,
@@ -129,6 +131,13 @@ class AgentctxApp(App[int]):
         self.trust = TrustController(self, open_session=self.sessions.open)
         self.hooks = HooksController(self, ask_trust_once=self.trust.ask_once, trust_command=self.trust.command)
         self.view_edits = ViewEditController(self)
+        self.rewinder = RewindController(
+            self,
+            refresh_map=self.context.refresh_map_estimate,
+            dismiss_suggestion=self.suggestions.dismiss,
+            escape_taken=lambda: self.compaction.waiting() or self.suggestions.finishing(),
+            keymap=lambda: self.key_plan.keymap,
+        )
         if settings.demo:
             self.title = "agentctx — DEMO (scripted local model)"
 
@@ -336,6 +345,7 @@ class AgentctxApp(App[int]):
 
     def on_map_reported(self, message: MapReported) -> None:
         self.context_map.set_reported(message.tokens)
+        self.context_map.set_cached(message.cached)
 
     def show_hint(self, content: Content | None) -> None:
         hint = self.query_one("#command-hint", Static)
@@ -450,13 +460,29 @@ class AgentctxApp(App[int]):
             return False
         if action == "retry_turn":
             return self.turns.can_retry()  # otherwise the same key copies the last answer
+        if action == "rewind_escape":
+            return self.rewinder.escape_is_free()
         return True
+
+    def action_rewind_escape(self) -> None:
+        self.rewinder.escape()
+
+    def action_rewind(self) -> None:
+        self.rewinder.open()
+
+    def on_gauge_follows_map(self, message: GaugeFollowsMap) -> None:
+        """The gauge after the view changed by hand (a rewind): the map's estimate of the next request."""
+        used = self.context_map.used
+        self.status.used_tokens = used
+        self.gauge.set_usage(used, self.status.context_window, source="estimate")
 
     def action_cancel_turn(self) -> None:
         if self.compaction.skip_pending() or self.suggestions.stop_finishing():
             return
         if self.runtime and self.runtime.agent and self.runtime.agent.cancel():
             self.status.state = "cancelling…"
+            return
+        self.rewinder.escape_unused()  # nothing to cancel: Esc Esc rewinds
 
     def action_quit_pressed(self) -> None:
         selected = self.screen.get_selected_text() if hasattr(self.screen, "get_selected_text") else None
@@ -566,23 +592,3 @@ class AgentctxApp(App[int]):
             self.prompt.load_text(text)
             self.prompt.move_cursor(self.prompt.document.end)
 
-
-def run_tui(
-    *,
-    settings: Settings | None = None,
-    paths: Paths | None = None,
-    resume: str | None = None,
-    continue_latest: bool = False,
-    demo: bool = False,
-) -> int:
-    paths = paths or Paths.for_cwd()
-    settings = settings or load_settings(paths)
-    if demo:
-        settings.demo = True
-        # The scripted demo model cannot play the memory agents; recall still works (heuristically).
-        settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
-        settings.suggestions.enabled = False
-        settings.sessions.auto_title = settings.sessions.recap_on_resume = False
-    app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest)
-    result = app.run()
-    return int(result or 0)

@@ -33,6 +33,7 @@ COMMANDS: tuple[SlashCommand, ...] = (
     SlashCommand("resume", "Pick an earlier session of this project", "sessions", aliases=("sessions",)),
     SlashCommand("rename", "Name this session (ctrl+r and 'sessions list' show it)", "rename_session", argument_hint="<title>"),
     SlashCommand("recap", "Where you left off: the session so far in a few sentences", "recap"),
+    SlashCommand("rewind", "Go back to before an earlier message of yours (also Esc Esc); offers to undo file changes", "rewind"),
     SlashCommand("copy", "Copy the last answer to the clipboard", "copy_last"),
     SlashCommand("tools", "Expand or collapse tool output", "toggle_tools"),
     SlashCommand("context", "What the last request held: list, detail, map or json", "context_report", argument_hint="list|detail|map|json"),

@@ -30,6 +30,9 @@ class KeySpec:
 GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("quit", "ctrl+c", "quit_pressed", "Quit (twice)", "Anywhere", priority=True),
     KeySpec("cancel", "escape", "cancel_turn", "Cancel turn", "Anywhere"),
+    # While both keep Esc, "cancel" runs and hands an Esc with nothing to cancel on to the rewind
+    # (AgentctxApp.action_cancel_turn), so the footer still shows "esc Cancel turn".
+    KeySpec("rewind", "escape", "rewind_escape", "Rewind to an earlier message (twice, with no turn running; also /rewind)", "Anywhere", show=False),
     KeySpec("help", "f1", "help", "Help", "Anywhere"),
     KeySpec("toggle_tools", "ctrl+o", "toggle_tools", "Tool output", "Anywhere"),
     KeySpec("sessions", "ctrl+r", "sessions", "Sessions", "Anywhere"),
@@ -98,7 +101,15 @@ MEMORY_KEYS: tuple[KeySpec, ...] = (
     KeySpec("memory_close", "q,f5", "close", "Close", "Memory panel", show=False),
 )
 
-ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + MAP_KEYS + APPROVAL_KEYS + PICKER_KEYS + MEMORY_KEYS
+REWIND_KEYS: tuple[KeySpec, ...] = (
+    KeySpec("rewind_choose", "enter", "choose", "Go back to just before the selected message", "Rewind picker"),
+    KeySpec("rewind_filter", "/", "filter", "Filter the messages by words", "Rewind picker"),
+    KeySpec("rewind_down", "down", "move(1)", "Next (older) message (also from the filter box)", "Rewind picker", show=False),
+    KeySpec("rewind_up", "up", "move(-1)", "Previous (newer) message", "Rewind picker", show=False),
+    KeySpec("rewind_close", "escape", "escape", "Clear the filter, else close", "Rewind picker"),
+)
+
+ALL_KEYS: tuple[KeySpec, ...] = GLOBAL_KEYS + PROMPT_KEYS + MAP_KEYS + APPROVAL_KEYS + PICKER_KEYS + MEMORY_KEYS + REWIND_KEYS
 
 
 def bindings(specs: tuple[KeySpec, ...]) -> list[Binding]:
@@ -129,7 +140,7 @@ PROMPT_OWN_KEYS: dict[str, str] = {
 }  # fmt: skip
 # Keys a global action may not take: typing them must type.
 _TYPING_KEYS = frozenset({"space", "enter", "backspace", "tab", "delete", "left", "right", "up", "down"})
-_GROUPS: tuple[tuple[KeySpec, ...], ...] = (GLOBAL_KEYS + PROMPT_KEYS, MAP_KEYS, APPROVAL_KEYS, PICKER_KEYS, MEMORY_KEYS)
+_GROUPS: tuple[tuple[KeySpec, ...], ...] = (GLOBAL_KEYS + PROMPT_KEYS, MAP_KEYS, APPROVAL_KEYS, PICKER_KEYS, MEMORY_KEYS, REWIND_KEYS)
 
 
 @dataclass

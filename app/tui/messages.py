@@ -85,9 +85,10 @@ class MapStreaming(Message):
 
 @dataclass
 class MapReported(Message):
-    """The server's count of the last prompt, beside the map's own."""
+    """The server's count of the last prompt, beside the map's own, and the prefix it had cached."""
 
     tokens: int | None
+    cached: int = 0
 
 
 @dataclass
@@ -96,3 +97,10 @@ class SessionOpened(Message):
 
     runtime: Runtime
     resumed: bool
+
+
+@dataclass
+class GaugeFollowsMap(Message):
+    """The gauge takes the map's estimate of the next request (after the view changed by hand, a rewind).
+
+    A message, not a call: it lands after the ``MapChanged`` the re-estimate posted."""

@@ -174,7 +174,7 @@ class TurnView:
             self.conversation.refresh_tool(entry)
             self._state("waiting for the model…")
         elif isinstance(event, UsageUpdated):
-            host.post_message(MapReported(event.last.prompt_tokens or None))
+            host.post_message(MapReported(event.last.prompt_tokens or None, cached=event.last.cached_tokens))
             if event.last.prompt_tokens:
                 host.post_message(UsageChanged(event.last.prompt_tokens + event.last.completion_tokens, source="reported"))
             used = event.last.prompt_tokens + event.last.completion_tokens

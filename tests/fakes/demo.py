@@ -35,7 +35,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         os.environ["OPENAI_MODEL"] = script.model
         _add_no_proxy()
         try:
-            from app.tui.app import run_tui
+            from app.tui.launch import run_tui
         except ImportError as exc:
             print(
                 f"The TUI is not available yet ({exc}).\n"

@@ -151,6 +151,7 @@ class Reply:
     calls: tuple[ToolCall, ...] = ()  # tool calls
     finish_reason: str | None = "stop"
     usage: tuple[int, int] | None = None
+    cached: int | None = None  # prompt tokens the server says it served from its cache (prompt_tokens_details)
     delay: float = 0.0
     model: str | None = None
     status: int = 200
@@ -174,6 +175,7 @@ class Reply:
         delay: float = 0.0,
         finish_reason: str = "stop",
         model: str | None = None,
+        cached: int | None = None,
     ) -> Reply:
         """A text answer; each chunk is one content delta, reasoning deltas come first."""
         return cls(
@@ -181,6 +183,7 @@ class Reply:
             content=tuple(chunks),
             reasoning=_as_chunks(reasoning),
             usage=usage,
+            cached=cached,
             delay=delay,
             finish_reason=finish_reason,
             model=model,
@@ -197,6 +200,7 @@ class Reply:
         delay: float = 0.0,
         finish_reason: str = "tool_calls",
         model: str | None = None,
+        cached: int | None = None,
     ) -> Reply:
         """Tool calls (streamed after any ``text``), ``finish_reason="tool_calls"``.
 
@@ -208,6 +212,7 @@ class Reply:
             reasoning=_as_chunks(reasoning),
             calls=tuple(ToolCall.of(c) for c in calls),
             usage=usage,
+            cached=cached,
             delay=delay,
             finish_reason=finish_reason,
             model=model,
@@ -601,7 +606,7 @@ class _Responder:
         if self.stop.is_set():
             raise _Aborted
 
-    def _usage(self) -> dict[str, int]:
+    def _usage(self) -> dict[str, Any]:
         if self.reply.usage is not None:
             prompt, completion = self.reply.usage
         else:
@@ -609,7 +614,10 @@ class _Responder:
             produced = "".join(self.reply.content) + "".join(self.reply.reasoning)
             produced += "".join(call.name + call.arguments_json for call in self.reply.calls)
             completion = max(1, len(produced) // 4)
-        return {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        usage: dict[str, Any] = {"prompt_tokens": prompt, "completion_tokens": completion, "total_tokens": prompt + completion}
+        if self.reply.cached is not None:
+            usage["prompt_tokens_details"] = {"cached_tokens": self.reply.cached}
+        return usage
 
     # -- non-streaming ----------------------------------------------------------------
 

@@ -62,6 +62,14 @@ def _system_prompt(fake_llm: FakeOpenAIServer, index: int = -1) -> str:
 
 # -- /context ---------------------------------------------------------------------------------------
 
+# After the two requests of _after_a_turn_with_a_tool_call (2,400 and 2,500 prompt tokens, no cache reported).
+NO_CACHE_LINES = (
+    "Prompt cache (as the endpoint reported it):\n"
+    "  last request: 0 of 2,500 prompt tokens (0%) served from the cache\n"
+    "  this session: 0 of 4,900 prompt tokens (0%) served from the cache\n"
+    "  (the endpoint reports no cached tokens: it may not cache prompts, or not say so)"
+)
+
 
 async def test_context_before_any_request_is_assembled_on_the_spot(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     write_instructions(workspace)
@@ -79,7 +87,9 @@ async def test_context_before_any_request_is_assembled_on_the_spot(fake_llm: Fak
         qwen = next(line for line in lines if line.startswith("  QWEN.md "))
         assert qwen.split()[1] == "OK" and f"{estimate_tokens(QWEN_BLOCK)} tok" in qwen
         assert any(line.split() == ["AGENTS.md", "MISSING"] for line in lines)
-        assert lines[-1].startswith("Messages: session prelude 2 (")
+        cache = lines.index("Prompt cache (as the endpoint reported it):")
+        assert lines[cache - 2].startswith("Messages: session prelude 2 (")
+        assert lines[cache + 1 :] == ["  last request: not reported", "  this session: not reported"]
         assert not fake_llm.requests, "nothing is sent to show the estimate"
 
         await _close(pilot)
@@ -123,15 +133,16 @@ async def test_context_and_context_list_show_the_last_request(fake_llm: FakeOpen
         screen = await _open(pilot, "/context")
         assert screen.title_text == "Context"
         body = shown_text(screen)
-        assert body == render_list(report)
+        # The report of the request, then the prompt cache as the endpoint reported it (none here).
+        assert body == render_list(report) + "\n\n" + NO_CACHE_LINES
         assert body.startswith("Context breakdown — last request sent · ")
         assert f"Server reported 2,500 prompt tokens; tracked {request.total_tokens:,}" in body
-        messages = body.splitlines()[-1]
+        messages = render_list(report).splitlines()[-1]
         assert re.fullmatch(r"Messages: session prelude 2 \(\d+ tok\), user 1 \(\d+ tok\), assistant 1 \(\d+ tok\), tool results 1 \(\d+ tok\)", messages)
         await _close(pilot)
 
         screen = await _open(pilot, "/context list")
-        assert screen.title_text == "Context" and screen.body == render_list(report)
+        assert screen.title_text == "Context" and screen.body == render_list(report) + "\n\n" + NO_CACHE_LINES
         await _close(pilot)
         assert app.focused is app.prompt
         assert len(fake_llm.requests) == 2, "reports never call the model"
@@ -144,7 +155,7 @@ async def test_context_detail_map_and_json(fake_llm: FakeOpenAIServer, workspace
         request, report = await _after_a_turn_with_a_tool_call(pilot, fake_llm)
 
         screen = await _open(pilot, "/context detail")
-        assert screen.title_text == "Context (detail)" and screen.body == render_detail(report)
+        assert screen.title_text == "Context (detail)" and screen.body == render_detail(report) + "\n\n" + NO_CACHE_LINES
         assert "Top tools by schema size:" in screen.body and "  read_file " in screen.body
         await _close(pilot)
 

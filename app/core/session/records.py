@@ -37,6 +37,12 @@ TITLE_SOURCE_MANUAL = "manual"
 TITLE_SOURCE_AUTO = "auto"
 # A hand edit of the view (app/context/view_edits.py): {action: drop|restore|pin|unpin|replace, part, text?}.
 SUBTYPE_VIEW_EDIT = "view_edit"
+# What an edit/write tool (or a rewind's undo) changed in a file: {toolCallId, tool, path, existed,
+# beforeText | beforeBase64 | overCap, beforeSha256, afterSha256, ...} (app.core.tools.file_snapshot).
+SUBTYPE_FILE_CHANGE = "file_change"
+# The person rewound the conversation to just before a user message: {userOrdinal, userSha256,
+# userUuid?, preview}. Nothing is deleted: the view drops that message and what followed it.
+SUBTYPE_REWIND = "rewind"
 
 # The record layout this build reads and writes. Records carry "schemaVersion" only
 # when a later build changes what a record means; this build cannot know the new

@@ -21,6 +21,7 @@ from app.core.session.records import (
     SUBTYPE_CHAT_COMPRESSION,
     SUBTYPE_CUSTOM_TITLE,
     SUBTYPE_MICRO_COMPACTION,
+    SUBTYPE_REWIND,
     TITLE_SOURCE_MANUAL,
     Record,
     parse_timestamp,
@@ -46,6 +47,8 @@ class LoadedSession:
     # Usage of the last assistant reply after the last compression checkpoint:
     # an older one describes a context that no longer exists.
     last_usage: Usage | None = None
+    # Every request's usage summed, compactions and rewinds included (the session's prompt-cache hit rate).
+    session_usage: Usage = field(default_factory=Usage)
     model: str | None = None
     first_prompt: str = ""
     # The estimated size of the history right after the last compression checkpoint.
@@ -128,6 +131,8 @@ def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
             _clear_tool_results(loaded, record)
         elif record.subtype == SUBTYPE_CUSTOM_TITLE:
             _take_title(loaded, record)
+        elif record.subtype == SUBTYPE_REWIND:
+            _rewind(loaded, record, lineno)
         return
     if record.message is None:
         return
@@ -138,6 +143,7 @@ def _take(loaded: LoadedSession, record: Record, lineno: int) -> None:
         loaded.first_prompt = one_line_preview(record.message.content)
     if record.type == "assistant" and record.usage is not None:
         loaded.last_usage = record.usage
+        loaded.session_usage = loaded.session_usage + record.usage
 
 
 def _restore_or_keep_content(loaded: LoadedSession, record: Record, lineno: int) -> None:
@@ -168,6 +174,21 @@ def _take_title(loaded: LoadedSession, record: Record) -> None:
     title, source = found
     if source == TITLE_SOURCE_MANUAL or loaded.title_source != TITLE_SOURCE_MANUAL:
         loaded.title, loaded.title_source = title, source
+
+
+def _rewind(loaded: LoadedSession, record: Record, lineno: int) -> None:
+    """Replay a rewind: the view goes back to just before the message it names (app.core.session.rewind)."""
+    from app.core.session.rewind import rewound
+
+    messages = rewound(loaded.messages, record.system_payload or {})
+    if messages is None:
+        loaded.warnings.append(
+            f"the rewind on line {lineno} of {loaded.path} names a message this view does not hold; "
+            "the conversation is shown as it was before it"
+        )
+        return
+    loaded.messages = messages
+    loaded.last_usage = None  # it described the context that was rewound
 
 
 def _restart_from_checkpoint(loaded: LoadedSession, record: Record, lineno: int) -> None:

@@ -26,6 +26,8 @@ class ToolResult:
     is_error: bool = False
     summary: str = ""  # one line for the collapsed tool-call row, e.g. "120 lines" or "exit 0"
     images: tuple[ImagePart, ...] = ()  # sent to the model beside the output
+    # edit/write_file: what the file was before and what was written (app.core.tools.file_snapshot), for rewind.
+    file_change: Any = None
 
 
 @dataclass

@@ -10,6 +10,7 @@ from app.core.tools.arguments import bool_arg, path_subject, required_text, show
 from app.core.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from app.core.tools.diffs import unified_diff
 from app.core.tools.errors import ToolError
+from app.core.tools.file_snapshot import capture_before, file_change
 from app.core.tools.text import load_text, plural
 
 
@@ -59,9 +60,10 @@ class EditTool(Tool):
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
         planned = plan_edit(args, ctx)
+        before = capture_before(ctx, planned.path)
         ctx.fs.write_text(planned.path, planned.after)
         count = plural(planned.replacements, "replacement")
-        return ToolResult(output=f"Edited {ctx.display(planned.path)}: {count}.", summary=count)
+        return ToolResult(output=f"Edited {ctx.display(planned.path)}: {count}.", summary=count, file_change=file_change(before, ctx))
 
 
 def plan_edit(args: dict[str, Any], ctx: ToolContext) -> PlannedEdit:

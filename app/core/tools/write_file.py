@@ -10,6 +10,7 @@ from app.core.tools.arguments import path_subject, required_text, shown_arg
 from app.core.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from app.core.tools.diffs import new_file_preview, unified_diff
 from app.core.tools.errors import ToolError
+from app.core.tools.file_snapshot import capture_before, file_change
 from app.core.tools.filesystem import special_kind
 from app.core.tools.text import count_lines, load_text, plural
 
@@ -52,12 +53,14 @@ class WriteFileTool(Tool):
         content = required_text(args, "content")
         _check_target(ctx, path)
         existed = ctx.fs.exists(path)
+        before = capture_before(ctx, path)
         ctx.fs.write_text(path, content)
+        change = file_change(before, ctx)
         shown = ctx.display(path)
         lines = plural(count_lines(content), "line")
         if existed:
-            return ToolResult(output=f"Wrote {lines} to {shown}.", summary=f"wrote {lines}")
-        return ToolResult(output=f"Created {shown} ({lines}).", summary=f"created, {lines}")
+            return ToolResult(output=f"Wrote {lines} to {shown}.", summary=f"wrote {lines}", file_change=change)
+        return ToolResult(output=f"Created {shown} ({lines}).", summary=f"created, {lines}", file_change=change)
 
 
 def _check_target(ctx: ToolContext, path: Path) -> None:

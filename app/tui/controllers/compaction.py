@@ -44,6 +44,10 @@ class CompactionController:
         timer = self.host.set_interval(0.25, tick)
         tick()
 
+    def waiting(self) -> bool:
+        """The countdown before an automatic compaction is running (Esc skips it)."""
+        return self.pending is not None and not self.pending.done()
+
     def skip_pending(self) -> bool:
         """Esc during the countdown skips auto-compaction (and does not cancel the turn)."""
         future = self.pending

@@ -10,12 +10,14 @@ from typing import TYPE_CHECKING
 
 from app.core.tools.text import plural
 from app.tui.guards import STARTING_UP, idle_model
-from app.tui.messages import MapChanged
+from app.tui.messages import MapChanged, MapReported
 from app.tui.screens.confirm import ConfirmScreen
 from app.tui.screens.text_view import TextScreen
 from app.tui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
+    from textual.worker import Worker
+
     from app.context.report import ContextReport
     from app.runtime import Runtime
     from app.tui.host import TuiHost
@@ -35,10 +37,10 @@ class ContextController:
 
     # -- the map --------------------------------------------------------------------------------
 
-    def refresh_map_estimate(self, runtime: Runtime) -> None:
+    def refresh_map_estimate(self, runtime: Runtime) -> Worker[None]:
         """After a new session, a resume or a compaction the map shows that context, not the one before."""
         work = partial(self._refresh_map_estimate, runtime)
-        self.host.run_worker(work, name="refresh_map_estimate", group="map-estimate", exclusive=True, exit_on_error=False)
+        return self.host.run_worker(work, name="refresh_map_estimate", group="map-estimate", exclusive=True, exit_on_error=False)
 
     async def _refresh_map_estimate(self, runtime: Runtime) -> None:
         history = list(runtime.agent.history if runtime.agent else runtime.resumed_messages)
@@ -52,7 +54,9 @@ class ContextController:
         if self.host.runtime is not runtime:
             return  # another session opened meanwhile
         last = runtime.agent.last_usage if runtime.agent else None
-        self.host.post_message(MapChanged(request, reported=last.prompt_tokens if last and last.prompt_tokens else None))
+        reported = last.prompt_tokens if last and last.prompt_tokens else None
+        self.host.post_message(MapChanged(request, reported=reported))
+        self.host.post_message(MapReported(reported, cached=last.cached_tokens if last else 0))
 
     def open_block(self, block: MapBlock) -> None:
         """Enter on a block of the map: its text, as sent."""
@@ -101,7 +105,13 @@ class ContextController:
 
         title = {"list": "Context", "detail": "Context (detail)", "map": "Context map", "json": "Context (json)"}[mode]
         highlight = CUT_FILE_LINE if mode in ("list", "detail") else None
-        self.host.push_screen(TextScreen(title, RENDERERS[mode](report), highlight=highlight))
+        text = RENDERERS[mode](report)
+        if mode in ("list", "detail"):
+            from app.context.prompt_cache import cache_lines
+
+            agent = self.host.runtime.agent if self.host.runtime else None
+            text += "\n\n" + "\n".join(cache_lines(agent.last_usage if agent else None, agent.session_usage if agent else None))
+        self.host.push_screen(TextScreen(title, text, highlight=highlight))
 
     # -- /memory -----------------------------------------------------------------------------------
 

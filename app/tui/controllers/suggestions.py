@@ -29,6 +29,10 @@ class SuggestionController:
         self.speculation: Speculation | None = None
         self._finishing: Speculation | None = None  # accepted while still running: Esc stops it
 
+    def finishing(self) -> bool:
+        """An accepted suggestion is still running (Esc stops it)."""
+        return self._finishing is not None
+
     def stop_finishing(self) -> bool:
         """Esc while an accepted suggestion finishes: stop it (nothing is applied)."""
         speculation, self._finishing = self._finishing, None

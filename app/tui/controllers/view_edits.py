@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import tempfile
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.context.view_edits import ViewEditError, cache_loss, commit, turn_ids
 from app.tui.messages import MapChanged, UsageChanged
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from app.context.request import RequestPart
     from app.runtime import Runtime
     from app.tui.host import TuiHost
-    from app.tui.widgets.context_map import ContextMap, MapBlock
+    from app.tui.widgets.context_map import ContextMap
 
 NOT_A_PART = "Only a part of the conversation can be edited: open a pool of messages with → (or l) and choose one."
 ONLY_SUMMARIES = "Only a compaction summary can be rewritten (e on a summary); drop (d) works on any part."

@@ -170,6 +170,10 @@ class ContextMap(Widget, can_focus=True):
         self.streaming_tokens = 0
         self.expanded: set[str] = set()  # the keys of the pools opened into their parts
         self.rows: list[MapRow] = []
+        # The prompt-cache prefix the endpoint reported for this request (app.context.prompt_cache).
+        self.cached_tokens = 0
+        self._cached: set[int] = set()
+        self._parts: list[RequestPart] = []
 
     def _build_rows(self) -> None:
         rows: list[MapRow] = []
@@ -188,6 +192,20 @@ class ContextMap(Widget, can_focus=True):
             return None
         return (row.block.key or row.block.name, row.part.part_id if row.part else "")
 
+    def set_cached(self, cached_tokens: int) -> None:
+        from app.context.prompt_cache import cached_part_ids
+
+        self.cached_tokens = max(0, cached_tokens)
+        self._cached = cached_part_ids(self._parts, self.cached_tokens, self.reported)
+        self.refresh()
+
+    def cache_mark(self, block: MapBlock) -> str:
+        """" · cached" when the whole block was in the cached prefix, " · 2/5 cached" for part of a pool."""
+        inside = sum(1 for part in block.parts if id(part) in self._cached)
+        if not inside:
+            return ""
+        return " · cached" if inside == len(block.parts) else f" · {inside}/{len(block.parts)} cached"
+
     def show_request(self, request: AssembledRequest, *, reported: int | None = None) -> None:
         kept = self._row_key(self.selected_row)
         self.blocks = blocks_from_request(request)
@@ -198,6 +216,7 @@ class ContextMap(Widget, can_focus=True):
         self.thresholds = compute_thresholds(self.window, self.pct, origin=self.origin) if self.window else None
         self.token_method = request.token_method
         self.streaming_tokens = 0
+        self._parts, self._cached, self.cached_tokens = list(request.parts), set(), 0  # until this request's usage says
         # Keep the selection on the same block (or part) across updates.
         keys = [self._row_key(row) for row in self.rows]
         self.selected = keys.index(kept) if kept in keys else min(self.selected, max(0, len(self.rows) - 1))
@@ -304,12 +323,13 @@ class ContextMap(Widget, can_focus=True):
         band = self.thresholds.band(used) if self.thresholds else "ok"
         colour = {"ok": "$success", "warn": "$warning", "auto": "$error", "hard": "$error"}[band]
         source = "reported" if self.reported else self.token_method
-        head = f"{format_tokens(used)} / {format_tokens(self.window)} ({100 * used / max(1, self.window):.0f}%, {source})"
+        cached = f", {format_tokens(self.cached_tokens)} cached" if self.cached_tokens else ""
+        head = f"{format_tokens(used)} / {format_tokens(self.window)} ({100 * used / max(1, self.window):.0f}%, {source}{cached})"
         return Content.from_markup(f"[b]{escape(head)}[/b]\n[{colour}]{''.join(cells)}[/]")
 
     def _block_lines(self, block: MapBlock, selected: bool, width: int, rows: int) -> list[Content]:
         status = f" {block.status}" if block.status and block.status != "OK" else ""
-        label = f"{block.name}{status} · {format_tokens(block.tokens)}"
+        label = f"{block.name}{status} · {format_tokens(block.tokens)}{self.cache_mark(block)}"
         colour = CUT_COLOUR if block.status == "TRUNCATED" else GROUP_COLOURS.get(block.group, "$panel")
         return self._paint(label, colour, width, rows, selected=selected)
 
