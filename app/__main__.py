@@ -63,35 +63,35 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _main(argv: Sequence[str] | None = None) -> int:
     argv = list(sys.argv[1:] if argv is None else argv)
     if argv and argv[0] == "sessions":
-        from app.sessions_cli import sessions_command
+        from app.cli.sessions import sessions_command
 
         return sessions_command(argv[1:], _Parser)
     if argv and argv[0] == "hooks":
-        from app.hooks_cli import hooks_command
+        from app.cli.hooks import hooks_command
 
         return hooks_command(argv[1:], _Parser)
     if argv and argv[0] == "skills":
-        from app.skills_cli import skills_command
+        from app.cli.skills import skills_command
 
         return skills_command(argv[1:], _Parser)
     if argv and argv[0] == "memory":
-        from app.memory_cli import memory_command
+        from app.cli.memory import memory_command
 
         return memory_command(argv[1:], _Parser)
     if argv and argv[0] in ("trust", "untrust"):
-        from app.trust_cli import trust_command
+        from app.cli.trust import trust_command
 
         return trust_command(argv[0], argv[1:], _Parser)
     if argv and argv[0] == "permissions":
-        from app.permissions_cli import permissions_command
+        from app.cli.permissions import permissions_command
 
         return permissions_command(argv[1:], _Parser)
     if argv and argv[0] == "mcp":
-        from app.mcp_cli import mcp_command
+        from app.cli.mcp import mcp_command
 
         return mcp_command(argv[1:], _Parser)
     if argv and argv[0] == "context":
-        from app.context_cli import context_command
+        from app.cli.context import context_command
 
         return context_command(argv[1:], _Parser)
     args = build_parser().parse_args(argv)
@@ -144,7 +144,7 @@ def _headless(args: argparse.Namespace, settings, paths, stdin_text: str) -> int
     except SessionNotFound as exc:
         print(f"agentctx-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
-    from app.headless import run
+    from app.cli.headless import run
 
     return run(runtime, prompt, args.output_format)
 

@@ -46,7 +46,7 @@ class TrustActions:
     @work(group="trust", exit_on_error=False)
     async def _trust_dialog(self, runtime: Runtime) -> None:
         from app.trust import FolderTrust
-        from app.trust_cli import folder_changes
+        from app.cli.trust import folder_changes
 
         trust = FolderTrust(runtime.paths.config_dir)
         answer = trust.answer(runtime.paths.project_root)
@@ -89,7 +89,7 @@ class TrustActions:
         if runtime is None:
             self.notify("Still starting up; try again in a moment.", severity="warning")  # type: ignore[attr-defined]
             return
-        from app.permissions_cli import rules_report
+        from app.cli.permissions import rules_report
 
         report = rules_report(runtime.settings, runtime.policy, folder_trusted=runtime.folder_trusted)
         self.push_screen(TextScreen("Permissions", report, subtitle="agentctx-tui permissions check TOOL(ARG) tests a call"))  # type: ignore[attr-defined]

@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli_settings import settings_for_cli
+from app.cli.settings import settings_for_cli
 from app.core.tools.text import plural
 
 if TYPE_CHECKING:

@@ -36,7 +36,7 @@ def permissions_command(argv: Sequence[str], parser_class: type[argparse.Argumen
     check.add_argument("-C", "--cwd", type=Path)
     args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
+    from app.cli.settings import settings_for_cli
     from app.paths import Paths
 
     paths = Paths.for_cwd(args.cwd)

@@ -18,7 +18,7 @@ def skills_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPars
     listing.add_argument("-C", "--cwd", type=Path)
     args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
+    from app.cli.settings import settings_for_cli
     from app.context.skills import SkillManager
     from app.context.skills.listing_text import skills_text
     from app.context.skills.switches import project_disabled

@@ -21,11 +21,11 @@ def hooks_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParse
         command.add_argument("-C", "--cwd", type=Path)
     args = parser.parse_args(argv)
     if args.action in ("trust", "untrust"):
-        from app.trust_cli import change_trust
+        from app.cli.trust import change_trust
 
         return change_trust(args.action == "trust", None, args.cwd)
 
-    from app.cli_settings import settings_for_cli
+    from app.cli.settings import settings_for_cli
     from app.context.hooks.bridge import build_hooks, hooks_table
     from app.paths import Paths
     from app.trust import FolderTrust

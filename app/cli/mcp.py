@@ -19,7 +19,7 @@ def mcp_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser]
     listing.add_argument("-C", "--cwd", type=Path)
     args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
+    from app.cli.settings import settings_for_cli
     from app.paths import Paths
 
     paths = Paths.for_cwd(args.cwd)

@@ -24,7 +24,7 @@ def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPar
     parser.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
     args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
+    from app.cli.settings import settings_for_cli
     from app.core.session.listing import SessionNotFound, find_session, latest_session
     from app.paths import Paths
 
