@@ -7,31 +7,34 @@ assembled on the spot from the session so far (``estimate``).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.context.report import RENDERERS, ContextReport, load_report
+from app.cli.parser import EXIT_OK, EXIT_USAGE
 
-EXIT_OK, EXIT_USAGE = 0, 2
+if TYPE_CHECKING:
+    from app.context.report import ContextReport
+
+# The renderers' names (app.context.report.RENDERERS, which a test keeps in step): importing the report
+# module here would put the context package on the path of every other command.
+MODES = ("detail", "json", "list", "map")
 
 
-def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    parser = parser_class(prog="agentctx-tui context", description="What the model's window holds, by source.")
-    parser.add_argument("mode", nargs="?", default="list", choices=sorted(RENDERERS), help="list (default), detail, map or json")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("context", help="what the model's window holds, by source (list, detail, map, json)", description="What the model's window holds, by source.")
+    parser.set_defaults(run=run)
+    parser.add_argument("mode", nargs="?", default="list", choices=MODES, help="list (default), detail, map or json")
     parser.add_argument("-s", "--session", metavar="ID", help="a session id or unique prefix (default: the latest)")
     parser.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
-    args = parser.parse_args(argv)
 
-    from app.cli.settings import settings_for_cli
+
+def run(args: argparse.Namespace) -> int:
+    from app.cli.settings import project_settings
+    from app.context.report import RENDERERS, load_report
     from app.core.session.listing import SessionNotFound, find_session, latest_session
-    from app.paths import Paths
 
-    paths = Paths.for_cwd(args.cwd)
-    settings = settings_for_cli(paths)
-    if settings is None:
-        return EXIT_USAGE
+    paths, settings = project_settings(args.cwd)
     try:
         summary = find_session(paths.chats_dir, args.session) if args.session else latest_session(paths.chats_dir)
     except SessionNotFound as exc:
@@ -45,6 +48,8 @@ def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPar
 
 
 def _estimate(settings, paths, session_id: str | None) -> ContextReport:  # type: ignore[no-untyped-def]
+    import asyncio
+
     from app.runtime import build_runtime
 
     runtime = build_runtime(settings, paths, resume=session_id)
