@@ -6,7 +6,6 @@ import asyncio
 import json
 import time
 from collections.abc import AsyncIterator, Callable, Iterable
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -86,7 +85,9 @@ def build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
 
 
 def style_path(name: str) -> Path:
-    return Path(str(resources.files("app").joinpath("styles", name)))
+    from app.shipped import STYLES, shipped_file
+
+    return shipped_file(STYLES, name)
 
 
 class AgentctxApp(
