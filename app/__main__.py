@@ -18,7 +18,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
 
 def _main(argv: Sequence[str] | None = None) -> int:
-    from app.cli.parser import CommandExit, build_parser
+    from app.cli.exit_codes import CommandExit
+    from app.cli.parser import build_parser
 
     args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
     try:

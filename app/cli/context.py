@@ -11,7 +11,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from app.cli.parser import EXIT_OK, EXIT_USAGE
+from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
 if TYPE_CHECKING:
     from app.context.report import ContextReport

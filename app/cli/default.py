@@ -10,7 +10,7 @@ import sys
 from pathlib import Path
 
 from app import __version__
-from app.cli.parser import EXIT_USAGE
+from app.cli.exit_codes import EXIT_USAGE
 
 
 def add_arguments(parser: argparse.ArgumentParser) -> None:

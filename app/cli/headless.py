@@ -17,7 +17,7 @@ import sys
 import time
 from typing import IO, Any
 
-from app.cli.parser import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from app.cli.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.core.events import (
     ApprovalNeeded,
     CompactionFinished,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 from pathlib import Path
 
-from app.cli.parser import EXIT_OK
+from app.cli.exit_codes import EXIT_OK
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

@@ -13,7 +13,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli.parser import EXIT_USAGE
+from app.cli.exit_codes import EXIT_USAGE
 
 if TYPE_CHECKING:
     from app.config import Settings

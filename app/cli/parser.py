@@ -11,7 +11,8 @@ import argparse
 import importlib
 import sys
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from app.cli.exit_codes import EXIT_USAGE
+
 # Modules of app.cli, in the order --help lists them; each exposes add_parser(subparsers).
 SUBCOMMAND_MODULES = ("sessions", "context", "skills", "memory", "mcp", "hooks", "trust", "permissions")
 
@@ -22,14 +23,6 @@ class UsageParser(argparse.ArgumentParser):
     def error(self, message: str) -> None:  # type: ignore[override]
         self.print_usage(sys.stderr)
         self.exit(EXIT_USAGE, f"{self.prog}: {message}\n(run '{self.prog} --help' for the options)\n")
-
-
-class CommandExit(Exception):
-    """A command stops with ``code`` after saying why on stderr (e.g. the settings cannot be used)."""
-
-    def __init__(self, code: int) -> None:
-        super().__init__(code)
-        self.code = code
 
 
 def build_parser() -> argparse.ArgumentParser:

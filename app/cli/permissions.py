@@ -20,7 +20,7 @@ if TYPE_CHECKING:
     from app.core.tools.permissions import PermissionPolicy
     from app.paths import Paths
 
-from app.cli.parser import EXIT_OK, EXIT_USAGE
+from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
 MODES = ("default", "auto-edit", "yolo", "plan")
 

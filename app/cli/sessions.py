@@ -8,7 +8,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from app.cli.parser import EXIT_FAILED, EXIT_OK, EXIT_USAGE
+from app.cli.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

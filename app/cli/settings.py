@@ -6,7 +6,7 @@ import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli.parser import EXIT_USAGE, CommandExit
+from app.cli.exit_codes import EXIT_USAGE, CommandExit
 
 if TYPE_CHECKING:
     from app.config import Settings

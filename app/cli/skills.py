@@ -6,7 +6,7 @@ import argparse
 import json
 from pathlib import Path
 
-from app.cli.parser import EXIT_OK
+from app.cli.exit_codes import EXIT_OK
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

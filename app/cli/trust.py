@@ -15,7 +15,7 @@ if TYPE_CHECKING:
     from app.context.skills.model import Skill
     from app.paths import Paths
 
-from app.cli.parser import EXIT_OK, EXIT_USAGE
+from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
 
 def add_parser(subparsers: argparse._SubParsersAction) -> None:

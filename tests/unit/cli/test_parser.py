@@ -64,7 +64,7 @@ def test_the_context_modes_are_the_report_renderers() -> None:
 
 
 def test_every_subcommand_module_is_wired() -> None:
-    names = {path.stem for path in (ROOT / "app" / "cli").glob("*.py")} - {"__init__", "parser", "default", "settings", "headless"}
+    names = {path.stem for path in (ROOT / "app" / "cli").glob("*.py")} - {"__init__", "parser", "default", "settings", "headless", "exit_codes"}
     assert names == set(SUBCOMMAND_MODULES)
 
 
@@ -78,5 +78,5 @@ def test_building_the_parser_imports_no_subcommand_dependency() -> None:
     result = _run(code=probe)
     assert result.returncode == 0, result.stderr
     loaded = set(result.stdout.split())
-    allowed = {"app", "app.cli", "app.cli.parser", "app.cli.default"} | {f"app.cli.{name}" for name in SUBCOMMAND_MODULES}
+    allowed = {"app", "app.cli", "app.cli.parser", "app.cli.default", "app.cli.exit_codes"} | {f"app.cli.{name}" for name in SUBCOMMAND_MODULES}
     assert loaded <= allowed, sorted(loaded - allowed)
