@@ -16,6 +16,8 @@ import textual.constants  # noqa: E402
 textual.constants.TEXTUAL_ANIMATIONS = "none"
 
 from tests.fakes.fixtures import fake_llm  # noqa: E402,F401
+from tests.workspace import workspace_for  # noqa: E402
+
 # The reliability report (scenarios, inputs fuzzed, bytes lost) at the end of a run.
 from tests.reliability.report import pytest_runtest_logreport, pytest_terminal_summary  # noqa: E402,F401
 
@@ -30,6 +32,12 @@ def _snapshot_dirname(cls, *, test_location):  # type: ignore[no-untyped-def]
 pytest_textual_snapshot.SVGImageExtension.dirname = _snapshot_dirname
 
 _ENDPOINT_VARS = ("OPENAI_BASE_URL", "OPENAI_API_KEY", "OPENAI_MODEL", "AGENTCTX_CONTEXT_WINDOW", "AGENTCTX_APPROVAL_MODE")
+
+
+@pytest.fixture
+def workspace(tmp_path: Path, request: pytest.FixtureRequest) -> Path:
+    """A project folder of its own, holding what the test module's ``WORKSPACE`` says (tests/workspace.py)."""
+    return workspace_for(request.module).create(tmp_path)
 
 
 @pytest.fixture(autouse=True)

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterable
-from importlib import resources
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -79,7 +78,9 @@ def build_runtime(*args, **kwargs):  # type: ignore[no-untyped-def]
 
 
 def style_path(name: str) -> Path:
-    return Path(str(resources.files("app").joinpath("styles", name)))
+    from app.shipped import STYLES, shipped_file
+
+    return shipped_file(STYLES, name)
 
 
 class AgentctxApp(App[int]):

@@ -25,14 +25,9 @@ from app.core.session.resume import load_session
 from app.core.tools.permissions import ApprovalMode
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.helpers import kinds, make_agent, run_turn, wait_for
+from tests.workspace import Workspace
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "notes.txt").write_text("alpha\nbeta\n", encoding="utf-8")
-    return root
+WORKSPACE = Workspace(files={"notes.txt": "alpha\nbeta\n"})
 
 
 @pytest.fixture

@@ -12,7 +12,7 @@ from app.config import Settings
 from app.context.compaction.summary import FINAL_INSTRUCTION
 from app.core.events import CompactionFinished, CompactionStarted, TurnFailed, TurnFinished
 from app.core.history import Message
-from app.headless import EXIT_FAILED, run_headless
+from app.cli.headless import EXIT_FAILED, run_headless
 from app.paths import Paths
 from app.runtime import build_runtime
 from tests.fakes.openai_server import FakeOpenAIServer, Reply

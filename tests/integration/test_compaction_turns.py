@@ -47,13 +47,6 @@ def _compactor(agent, window: int, **settings) -> Compactor:  # type: ignore[no-
     return compactor
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    return root
-
-
 def _long_history(turns: int, size: int) -> list[Message]:
     history: list[Message] = []
     for i in range(turns):

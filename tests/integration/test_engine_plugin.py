@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -22,8 +23,11 @@ EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "last_n_turns"
 @pytest.fixture(scope="module")
 def installed_example(tmp_path_factory: pytest.TempPathFactory):  # type: ignore[no-untyped-def]
     target = tmp_path_factory.mktemp("site")
+    # Built from a copy: setuptools leaves build/ and *.egg-info beside the sources it builds.
+    source = tmp_path_factory.mktemp("example") / EXAMPLE.name
+    shutil.copytree(EXAMPLE, source, ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__"))
     subprocess.run(
-        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(EXAMPLE)],
+        [sys.executable, "-m", "pip", "install", "--quiet", "--no-deps", "--no-build-isolation", "--target", str(target), str(source)],
         check=True,
         capture_output=True,
         timeout=300,
@@ -129,3 +133,9 @@ async def test_a_quarantine_during_a_turn_is_told_to_the_person_and_recorded(fak
     events = await run_turn(agent, "hello")
     assert [e.text for e in events if isinstance(e, Notice)] == [text]
     assert text in agent.recorder.path.read_text(encoding="utf-8")
+
+
+def test_building_the_example_leaves_the_checkout_clean(installed_example) -> None:  # type: ignore[no-untyped-def]
+    leftovers = [p.name for p in EXAMPLE.iterdir() if p.name == "build" or p.name.endswith(".egg-info")]
+    assert leftovers == []
+    assert (installed_example / "agentctx_last_n_turns").is_dir()

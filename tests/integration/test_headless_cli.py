@@ -9,20 +9,14 @@ import subprocess
 import sys
 from pathlib import Path
 
-import pytest
-
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.trust_support import trust_folder
+from tests.workspace import Workspace
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / "README.md").write_text("# Project\n", encoding="utf-8")
-    return root
+WORKSPACE = Workspace(name="repo", git=True, files={"README.md": "# Project\n"})
 
 
 def cli(args: list[str], *, cwd: Path, server: FakeOpenAIServer | None = None, stdin: str | None = None, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:

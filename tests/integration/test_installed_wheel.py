@@ -65,14 +65,28 @@ def test_the_installed_program_runs_in_another_project(installed: Path, tmp_path
 def test_the_installed_tui_finds_its_styles(installed: Path, tmp_path: Path) -> None:
     probe = (
         "from app.tui.app import AgentctxApp, style_path\n"
+        "from app.context.skills.discovery import bundled_skills_dir\n"
         "import app\n"
         "print(app.__file__)\n"
         "print(all(p.is_file() for p in AgentctxApp.CSS_PATH))\n"
+        "print(' '.join(str(p) for p in AgentctxApp.CSS_PATH))\n"
+        "print(bundled_skills_dir())\n"
     )
     env = {k: v for k, v in os.environ.items() if k != "PYTHONPATH"}
     env["PYTHONPATH"] = str(installed)
     result = subprocess.run([sys.executable, "-c", probe], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
-    location, found = result.stdout.split()
+    location, found, *styles, skills = result.stdout.split()
     assert location.startswith(str(installed)), "imported from the wheel, not the checkout"
     assert found == "True"
+    # The top-level styles/ and bundled_skills/ travel inside the package, and the program reads that copy.
+    assert styles == [str(installed / "app" / "styles" / "app.tcss")]
+    # Each modal screen's own stylesheet sits beside it in the package (app/tui/screens/<name>.tcss).
+    screens = installed / "app" / "tui" / "screens"
+    assert {p.stem for p in screens.glob("*.tcss")} >= {"approval", "help", "memory", "sessions", "skills", "rewind"}
+    assert skills == str(installed / "app" / "bundled_skills")
+
+
+def test_the_top_level_folders_are_in_the_wheel_not_beside_the_package(installed: Path) -> None:
+    assert not (installed / "styles").exists() and not (installed / "bundled_skills").exists()
+    assert sorted(p.name for p in (installed / "app" / "styles").glob("*.tcss")) == sorted(p.name for p in (ROOT / "styles").glob("*.tcss"))

@@ -5,25 +5,19 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from app.core.history import Message, ToolCall
 from app.core.session.display import human_size
 from app.core.session.recorder import SessionRecorder
 from app.paths import Paths
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.test_headless_cli import cli
+from tests.workspace import Workspace
 
 FIRST = "aaaaaaaa-1111-4111-8111-111111111111"
 SECOND = "bbbbbbbb-2222-4222-8222-222222222222"
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    (root / ".git" / "HEAD").write_text("ref: refs/heads/feature/search\n", encoding="utf-8")
-    return root
+WORKSPACE = Workspace(name="repo", git=True, files={".git/HEAD": "ref: refs/heads/feature/search\n"})
 
 
 def _record(workspace: Path, session_id: str, prompt: str, answer: str, *, title: str | None = None) -> Path:

@@ -16,15 +16,9 @@ from app.core.events import ApprovalNeeded, Decision, ToolCallFinished
 from app.core.tools.permissions import ApprovalMode, PermissionPolicy
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.helpers import make_agent, run_turn
+from tests.workspace import Workspace
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "keep.txt").write_text("precious\n", encoding="utf-8")
-    (root / "list.txt").write_text("keep.txt\n", encoding="utf-8")
-    return root
+WORKSPACE = Workspace(files={"keep.txt": "precious\n", "list.txt": "keep.txt\n"})
 
 
 def _finished(events: list[object]) -> list[ToolCallFinished]:

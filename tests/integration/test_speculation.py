@@ -12,14 +12,9 @@ from app.core.overlay import OverlayConflict
 from app.core.speculation import Speculation, suggest_next
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.helpers import make_agent
+from tests.workspace import Workspace
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "app.py").write_text("def greet():\n    return 'helo'\n", encoding="utf-8")
-    return root
+WORKSPACE = Workspace(files={"app.py": "def greet():\n    return 'helo'\n"})
 
 
 def _digest(root: Path) -> str:

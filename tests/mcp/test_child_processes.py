@@ -14,6 +14,7 @@ import pytest
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.test_headless_cli import ROOT, cli
 from tests.mcp.servers import stdio_entry, write_user_settings
+from tests.workspace import Workspace
 
 
 def _alive(pid: int) -> bool:
@@ -33,11 +34,7 @@ def _wait(predicate, seconds: float = 30.0) -> bool:  # type: ignore[no-untyped-
     return predicate()
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    return root
+WORKSPACE = Workspace(name="repo", git=True)
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="the parent-death signal is Linux's")

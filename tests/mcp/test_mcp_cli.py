@@ -5,17 +5,11 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.integration.test_headless_cli import cli
 from tests.mcp.servers import http_server, stdio_entry, write_user_settings
+from tests.workspace import Workspace
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    return root
+WORKSPACE = Workspace(name="repo", git=True)
 
 
 def test_mcp_list_json_shows_status_transport_tools_and_tokens(workspace: Path, hermetic_home: Path) -> None:

@@ -5,18 +5,12 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-import pytest
-
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.test_headless_cli import cli
 from tests.mcp.servers import http_server, stdio_entry, write_user_settings
+from tests.workspace import Workspace
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
-    return root
+WORKSPACE = Workspace(name="repo", git=True)
 
 
 def _tool_result(request, call_id: str) -> str:  # type: ignore[no-untyped-def]

@@ -11,14 +11,14 @@ from app.mcp.mentions import MentionError, prompt_arguments
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.test_headless_cli import cli
 from tests.mcp.servers import stdio_entry, write_user_settings
+from tests.workspace import Workspace
+
+WORKSPACE = Workspace(name="repo", git=True)
 
 
-@pytest.fixture
-def workspace(tmp_path: Path, hermetic_home: Path) -> Path:
-    root = tmp_path / "repo"
-    (root / ".git").mkdir(parents=True)
+@pytest.fixture(autouse=True)
+def _fake_server_configured(hermetic_home: Path) -> None:
     write_user_settings(hermetic_home, {"mcpServers": {"fake": stdio_entry()}})
-    return root
 
 
 def _last_user(fake: FakeOpenAIServer) -> str:

@@ -7,14 +7,9 @@ from pathlib import Path
 import pytest
 
 from app.paths import Paths
+from tests.workspace import Workspace
 
-
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    root.mkdir()
-    (root / "README.md").write_text("# Demo project\n\nA tiny workspace for the TUI tests.\n", encoding="utf-8")
-    return root
+WORKSPACE = Workspace(files={"README.md": "# Demo project\n\nA tiny workspace for the TUI tests.\n"})
 
 
 @pytest.fixture

@@ -8,7 +8,7 @@ from pathlib import Path
 from textual.pilot import Pilot
 
 from tests.fakes.openai_server import FakeOpenAIServer
-from tests.tui.helpers import make_app, ready, wait_until, write_instructions
+from tests.tui.helpers import make_app, wait_until, write_instructions
 from tests.tui.test_context_snapshots import TERMINAL, _one_turn, _quiet, _script, _settings, pinned  # noqa: F401  (autouse fixture)
 
 

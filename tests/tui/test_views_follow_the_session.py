@@ -7,7 +7,7 @@ from pathlib import Path
 
 from app.paths import Paths
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
-from tests.tui.helpers import SIZE, exchange, make_app, map_lines, ready, record_session, send, wait_until
+from tests.tui.helpers import exchange, make_app, map_lines, ready, record_session, send, wait_until
 
 SUMMARY = (
     "<analysis>a</analysis><state_snapshot><all_user_messages>q</all_user_messages><pending_tasks>none</pending_tasks>"

@@ -17,7 +17,6 @@ import os
 import stat
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 
 from app.context.instructions.fspaths import is_within
@@ -27,8 +26,6 @@ from app.context.skills.parse import load_skill
 
 PROVIDER_DIRS = (".qwen", ".agents")  # in priority order
 SKILLS_DIR = "skills"
-BUNDLED_PACKAGE = "app"
-BUNDLED_DIR = "bundled_skills"
 
 
 @dataclass(frozen=True)
@@ -59,9 +56,10 @@ def ensure_user_skills_dir(config_dir: Path) -> Path:
 
 
 def bundled_skills_dir() -> Path | None:
-    """The skills shipped with the app; found through the package so an installed wheel works too."""
-    location = resources.files(BUNDLED_PACKAGE).joinpath(BUNDLED_DIR)
-    return location if isinstance(location, Path) and location.is_dir() else None
+    """The skills shipped with the app: top-level bundled_skills/ in a checkout, inside the package in a wheel."""
+    from app.shipped import BUNDLED_SKILLS, shipped_dir
+
+    return shipped_dir(BUNDLED_SKILLS)
 
 
 def skills_dirs(

@@ -48,7 +48,7 @@ class TrustController:
 
     async def _trust_dialog(self, runtime: Runtime) -> None:
         from app.trust import FolderTrust
-        from app.trust_cli import folder_changes
+        from app.cli.trust import folder_changes
 
         trust = FolderTrust(runtime.paths.config_dir)
         answer = trust.answer(runtime.paths.project_root)
@@ -91,7 +91,7 @@ class TrustController:
         if runtime is None:
             self.host.notify("Still starting up; try again in a moment.", severity="warning")
             return
-        from app.permissions_cli import rules_report
+        from app.cli.permissions import rules_report
 
         report = rules_report(runtime.settings, runtime.policy, folder_trusted=runtime.folder_trusted)
         self.host.push_screen(TextScreen("Permissions", report, subtitle="agentctx-tui permissions check TOOL(ARG) tests a call"))

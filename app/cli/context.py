@@ -1,4 +1,5 @@
-"""`agentctx-tui context list|detail|map|json`: the context report without the TUI.
+"""`agentctx-tui context list|detail|map|json`: the context report without the TUI (and `context parts|drop|…`,
+the view's hand edits, in app/cli/context_edit.py).
 
 From the last request of the latest session when one was sent (``run``), otherwise
 assembled on the spot from the session so far (``estimate``).
@@ -7,35 +8,47 @@ assembled on the spot from the session so far (``estimate``).
 from __future__ import annotations
 
 import argparse
-import asyncio
 import sys
-from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.context.report import RENDERERS, ContextReport, load_report
+from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
-EXIT_OK, EXIT_USAGE = 0, 2
+if TYPE_CHECKING:
+    from app.context.report import ContextReport
+
+# The renderers' names (app.context.report.RENDERERS, which a test keeps in step): importing the report
+# module here would put the context package on the path of every other command.
+MODES = ("detail", "json", "list", "map")
+# The view's hand edits (app/cli/context_edit.py): ``context drop ID…`` beside ``context detail``.
+EDIT_COMMANDS = ("parts", "drop", "pin", "unpin", "restore")
 
 
-def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    from app.context_edit_cli import COMMANDS, edit_command
-
-    if argv and argv[0] in COMMANDS:  # parts, drop, pin, unpin, restore: the view's hand edits
-        return edit_command(argv, parser_class)
-    parser = parser_class(prog="agentctx-tui context", description="What the model's window holds, by source.")
-    parser.add_argument("mode", nargs="?", default="list", choices=sorted(RENDERERS), help="list (default), detail, map or json")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("context", help="what the model's window holds, by source (list, detail, map, json)", description="What the model's window holds, by source.")
+    parser.set_defaults(run=run)
+    parser.add_argument(
+        "mode", nargs="?", default="list", choices=(*MODES, *EDIT_COMMANDS),
+        help="list (default), detail, map or json; parts lists the view's part ids; drop, pin, unpin, restore edit them",
+    )
+    parser.add_argument("ids", nargs="*", metavar="ID", help="part ids as 'parts' prints them, or FIRST..LAST for a range")
     parser.add_argument("-s", "--session", metavar="ID", help="a session id or unique prefix (default: the latest)")
     parser.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
-    args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
-    from app.core.session.listing import SessionNotFound, find_session, latest_session
-    from app.paths import Paths
 
-    paths = Paths.for_cwd(args.cwd)
-    settings = settings_for_cli(paths)
-    if settings is None:
+def run(args: argparse.Namespace) -> int:
+    if args.mode in EDIT_COMMANDS:
+        from app.cli import context_edit
+
+        return context_edit.run(args)
+    if args.ids:
+        print(f"agentctx-tui: context {args.mode} takes no part ids (they are for parts, drop, pin, unpin, restore)", file=sys.stderr)
         return EXIT_USAGE
+    from app.cli.settings import project_settings
+    from app.context.report import RENDERERS, load_report
+    from app.core.session.listing import SessionNotFound, find_session, latest_session
+
+    paths, settings = project_settings(args.cwd)
     try:
         summary = find_session(paths.chats_dir, args.session) if args.session else latest_session(paths.chats_dir)
     except SessionNotFound as exc:
@@ -49,6 +62,8 @@ def context_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPar
 
 
 def _estimate(settings, paths, session_id: str | None) -> ContextReport:  # type: ignore[no-untyped-def]
+    import asyncio
+
     from app.runtime import build_runtime
 
     runtime = build_runtime(settings, paths, resume=session_id)

@@ -17,6 +17,7 @@ import sys
 import time
 from typing import IO, Any
 
+from app.cli.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 from app.core.events import (
     ApprovalNeeded,
     CompactionFinished,
@@ -33,8 +34,6 @@ from app.core.events import (
 from app.inert import inert_stream_text as shown
 from app.project_layer import ignored_notice
 from app.runtime import Runtime
-
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
 
 
 async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:

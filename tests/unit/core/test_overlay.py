@@ -11,6 +11,7 @@ import pytest
 
 from app.core.overlay import OverlayConflict, OverlayFileSystem, remove_stale_shadows
 from app.core.tools.errors import ToolError
+from tests.workspace import Workspace
 
 
 @pytest.fixture(autouse=True)
@@ -21,13 +22,7 @@ def _shadows_in_tmp_path(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Non
     monkeypatch.setattr(tempfile, "tempdir", str(shadows))
 
 
-@pytest.fixture
-def workspace(tmp_path: Path) -> Path:
-    root = tmp_path / "ws"
-    (root / "src").mkdir(parents=True)
-    (root / "src" / "a.py").write_text("a = 1\n")
-    (root / "README.md").write_text("# readme\n")
-    return root
+WORKSPACE = Workspace(files={"src/a.py": "a = 1\n", "README.md": "# readme\n"})
 
 
 def _snapshot(root: Path) -> dict[str, bytes]:

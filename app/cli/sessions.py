@@ -5,15 +5,15 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from app.cli.exit_codes import EXIT_FAILED, EXIT_OK, EXIT_USAGE
 
 
-def sessions_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    parser = parser_class(prog="agentctx-tui sessions", description="Sessions recorded for this project.")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("sessions", help="list, search or delete this project's sessions", description="Sessions recorded for this project.")
+    parser.set_defaults(run=run)
     sub = parser.add_subparsers(dest="action", required=True)
     listing = sub.add_parser("list", help="newest first, with title, size and git branch")
     listing.add_argument("--json", action="store_true")
@@ -28,8 +28,9 @@ def sessions_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPa
     delete.add_argument("id", help="the session id or a unique prefix of it")
     delete.add_argument("--yes", action="store_true", help="really delete it")
     delete.add_argument("-C", "--cwd", type=Path)
-    args = parser.parse_args(argv)
 
+
+def run(args: argparse.Namespace) -> int:
     from app.paths import Paths
 
     paths = Paths.for_cwd(args.cwd)

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,21 +15,28 @@ if TYPE_CHECKING:
     from app.context.skills.model import Skill
     from app.paths import Paths
 
-EXIT_OK, EXIT_USAGE = 0, 2
+from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
 
-def trust_command(action: str, argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    """``action`` is "trust" or "untrust"."""
-    verb = "Trust" if action == "trust" else "Stop trusting"
-    parser = parser_class(
-        prog=f"agentctx-tui {action}",
-        description=f"{verb} a folder: its .qwen/settings.yaml, .qwen/settings.json, hooks and project skills' tool grants "
-        f"{'apply' if action == 'trust' else 'are ignored'} (a parent covers its children).",
-    )
-    parser.add_argument("path", nargs="?", type=Path, help="the folder (default: the current project root)")
-    parser.add_argument("-C", "--cwd", type=Path, help="work in this directory instead of the current one")
-    args = parser.parse_args(argv)
-    return change_trust(action == "trust", args.path, args.cwd)
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    """Two subcommands, ``trust`` and ``untrust``."""
+    for action, verb, effect, summary in (
+        ("trust", "Trust", "apply", "trust a folder: its project settings, hooks and skill grants apply"),
+        ("untrust", "Stop trusting", "are ignored", "stop trusting a folder: its project layer is ignored"),
+    ):
+        parser = subparsers.add_parser(
+            action,
+            help=summary,
+            description=f"{verb} a folder: its .qwen/settings.yaml, .qwen/settings.json, hooks and project skills' tool grants "
+            f"{effect} (a parent covers its children).",
+        )
+        parser.set_defaults(run=run, trusted=action == "trust")
+        parser.add_argument("path", nargs="?", type=Path, help="the folder (default: the current project root)")
+        parser.add_argument("-C", "--cwd", type=Path, help="work in this directory instead of the current one")
+
+
+def run(args: argparse.Namespace) -> int:
+    return change_trust(args.trusted, args.path, args.cwd)
 
 
 def change_trust(trusted: bool, path: Path | None, cwd: Path | None) -> int:

@@ -1,5 +1,7 @@
 """`agentctx-tui context parts|drop|pin|unpin|restore ID --session ID`: hand edits of a stored session's view.
 
+Parsed by ``app/cli/context.py`` (the same ``context`` command: its first word picks a report or an edit).
+
 ``FIRST..LAST`` names a range of parts (old turns at once), both ends included.
 
 The same edits as the context map's keys: each is a ``view_edit`` record appended to the
@@ -11,32 +13,8 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Sequence
-from pathlib import Path
 
-EXIT_OK, EXIT_USAGE = 0, 2
-EDIT_ACTIONS = ("drop", "pin", "unpin", "restore")
-COMMANDS = ("parts", *EDIT_ACTIONS)
-
-
-def add_parser(subparsers) -> argparse.ArgumentParser:  # type: ignore[no-untyped-def]
-    """The subcommands, for a dispatcher built on argparse subparsers."""
-    parser = subparsers.add_parser("edit", help="list or edit the parts of a session's view")
-    _arguments(parser)
-    return parser
-
-
-def _arguments(parser: argparse.ArgumentParser) -> None:
-    parser.add_argument("command", choices=COMMANDS, help="parts lists the ids; drop, pin, unpin, restore edit one")
-    parser.add_argument("ids", nargs="*", metavar="ID", help="part ids as 'parts' prints them, or FIRST..LAST for a range (drop/pin/unpin/restore)")
-    parser.add_argument("-s", "--session", metavar="ID", help="a session id or unique prefix (default: the latest)")
-    parser.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
-
-
-def edit_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    parser = parser_class(prog="agentctx-tui context", description="The parts of a session's view, and hand edits of them.")
-    _arguments(parser)
-    return run(parser.parse_args(argv))
+from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
 
 def run(args: argparse.Namespace) -> int:
@@ -60,13 +38,13 @@ def run(args: argparse.Namespace) -> int:
     loaded = load_session(summary.path)
     edits = ViewEdits.replay(r.system_payload for r in loaded.records if r.subtype == SUBTYPE_VIEW_EDIT)
     parts = view_parts(loaded.messages, edits)
-    if args.command == "parts":
+    if args.mode == "parts":
         for part in parts:
             state = f" [{part.state}]" if part.state else ""
             print(f"{part.id:<18} {part.name:<22} {part.chars:>8,} chars{state}  {part.preview}")
         return EXIT_OK
     if not args.ids:
-        print(f"agentctx-tui: context {args.command} needs a part id; 'agentctx-tui context parts --session {summary.session_id}' lists them", file=sys.stderr)
+        print(f"agentctx-tui: context {args.mode} needs a part id; 'agentctx-tui context parts --session {summary.session_id}' lists them", file=sys.stderr)
         return EXIT_USAGE
     known = {part.id for part in parts}
     wanted: list[str] = []
@@ -87,6 +65,6 @@ def run(args: argparse.Namespace) -> int:
         return EXIT_USAGE
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__)
     for part_id in dict.fromkeys(wanted):
-        commit(edits, recorder, args.command, part_id)
-        print(f"{args.command}: {part_id} ({edits.state_of(part_id) or 'as recorded'}) in session {summary.session_id}")
+        commit(edits, recorder, args.mode, part_id)
+        print(f"{args.mode}: {part_id} ({edits.state_of(part_id) or 'as recorded'}) in session {summary.session_id}")
     return EXIT_OK

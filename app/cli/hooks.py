@@ -3,14 +3,14 @@
 from __future__ import annotations
 
 import argparse
-from collections.abc import Sequence
 from pathlib import Path
 
-EXIT_OK, EXIT_USAGE = 0, 2
+from app.cli.exit_codes import EXIT_OK
 
 
-def hooks_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    parser = parser_class(prog="agentctx-tui hooks", description="Hooks from user and project settings.")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("hooks", help="the configured hooks and where each came from", description="Hooks from user and project settings.")
+    parser.set_defaults(run=run)
     sub = parser.add_subparsers(dest="action", required=True)
     for name, text in (
         ("list", "every hook and where it came from"),
@@ -19,21 +19,19 @@ def hooks_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParse
     ):
         command = sub.add_parser(name, help=text)
         command.add_argument("-C", "--cwd", type=Path)
-    args = parser.parse_args(argv)
+
+
+def run(args: argparse.Namespace) -> int:
     if args.action in ("trust", "untrust"):
-        from app.trust_cli import change_trust
+        from app.cli.trust import change_trust
 
         return change_trust(args.action == "trust", None, args.cwd)
 
-    from app.cli_settings import settings_for_cli
+    from app.cli.settings import project_settings
     from app.context.hooks.bridge import build_hooks, hooks_table
-    from app.paths import Paths
     from app.trust import FolderTrust
 
-    paths = Paths.for_cwd(args.cwd)
-    settings = settings_for_cli(paths)
-    if settings is None:
-        return EXIT_USAGE
+    paths, settings = project_settings(args.cwd)
     bridge, problems = build_hooks(
         settings.hooks,
         cwd=paths.cwd,

@@ -3,29 +3,27 @@
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
-EXIT_OK, EXIT_FAILED, EXIT_USAGE = 0, 1, 2
+from app.cli.exit_codes import EXIT_FAILED, EXIT_OK
 
 
-def mcp_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    parser = parser_class(prog="agentctx-tui mcp", description="MCP servers: status, transport, tools and tokens per server.")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("mcp", help="the MCP servers: status, transport, tools and tokens", description="MCP servers: status, transport, tools and tokens per server.")
+    parser.set_defaults(run=run)
     sub = parser.add_subparsers(dest="action", required=True)
     listing = sub.add_parser("list", help="connect to every configured server and show what it offers")
     listing.add_argument("--json", action="store_true")
     listing.add_argument("-C", "--cwd", type=Path)
-    args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
-    from app.paths import Paths
 
-    paths = Paths.for_cwd(args.cwd)
-    settings = settings_for_cli(paths)
-    if settings is None:
-        return EXIT_USAGE
+def run(args: argparse.Namespace) -> int:
+    import asyncio
+
+    from app.cli.settings import project_settings
+
+    _, settings = project_settings(args.cwd)
     return asyncio.run(_list(settings, as_json=args.json))
 
 

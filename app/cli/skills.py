@@ -4,31 +4,28 @@ from __future__ import annotations
 
 import argparse
 import json
-from collections.abc import Sequence
 from pathlib import Path
 
-EXIT_OK, EXIT_USAGE = 0, 2
+from app.cli.exit_codes import EXIT_OK
 
 
-def skills_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    parser = parser_class(prog="agentctx-tui skills", description="Skills by level, with their status.")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("skills", help="the skills by level, with their status", description="Skills by level, with their status.")
+    parser.set_defaults(run=run)
     sub = parser.add_subparsers(dest="action", required=True)
     listing = sub.add_parser("list", help="every skill and why it is or is not offered")
     listing.add_argument("--json", action="store_true")
     listing.add_argument("-C", "--cwd", type=Path)
-    args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
+
+def run(args: argparse.Namespace) -> int:
+    from app.cli.settings import project_settings
     from app.context.skills import SkillManager
     from app.context.skills.listing_text import skills_text
     from app.context.skills.switches import project_disabled
-    from app.paths import Paths
     from app.runtime import _home
 
-    paths = Paths.for_cwd(args.cwd)
-    settings = settings_for_cli(paths)
-    if settings is None:
-        return EXIT_USAGE
+    paths, settings = project_settings(args.cwd)
     manager = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=[*settings.skills.disabled, *project_disabled(paths)])
     if args.json:
         rows = [

@@ -7,16 +7,13 @@ Reading commands never change a file; ``forget`` only previews unless given ``--
 from __future__ import annotations
 
 import argparse
-import asyncio
 import json
 import sys
 import time
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from app.cli_settings import settings_for_cli
-from app.core.tools.text import plural
+from app.cli.exit_codes import EXIT_USAGE
 
 if TYPE_CHECKING:
     from app.config import Settings
@@ -24,11 +21,10 @@ if TYPE_CHECKING:
     from app.core.llm.provider import Provider
     from app.paths import Paths
 
-EXIT_OK, EXIT_FOUND, EXIT_USAGE = 0, 1, 2
+EXIT_OK, EXIT_FOUND = 0, 1
 
 
-def memory_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    args = _parser(parser_class).parse_args(argv)
+def run(args: argparse.Namespace) -> int:
     from app.paths import Paths
 
     if args.cwd is not None and not args.cwd.is_dir():
@@ -45,8 +41,11 @@ def memory_command(argv: Sequence[str], parser_class: type[argparse.ArgumentPars
     return handler(args, Paths.for_cwd(args.cwd))
 
 
-def _parser(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentParser:
-    parser = parser_class(prog="agentctx-tui memory", description="The memories kept across sessions (project, user and team scopes).")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "memory", help="the memories kept across sessions: list, show, status, recall, forget, index, scan", description="The memories kept across sessions (project, user and team scopes)."
+    )
+    parser.set_defaults(run=run)
     common = argparse.ArgumentParser(add_help=False)
     common.add_argument("-C", "--cwd", type=Path, help="the project directory (default: the current one)")
     sub = parser.add_subparsers(dest="action", required=True)
@@ -67,7 +66,6 @@ def _parser(parser_class: type[argparse.ArgumentParser]) -> argparse.ArgumentPar
     sub.add_parser("index", parents=[common], help="rebuild every scope's MEMORY.md")
     scan = sub.add_parser("scan", parents=[common], help="which secret rules fire on a file (exit 1 when any does)")
     scan.add_argument("file", metavar="FILE", help="a file, or - for standard input")
-    return parser
 
 
 # -- list / show -------------------------------------------------------------------------------------
@@ -178,6 +176,7 @@ def _find(target: str, entries: list[MemoryEntry], store: MemoryStore) -> list[M
 def _status(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory import inspect_lock, read_meta
     from app.context.memory.task_status import RUN_STATUS_WORDS, clock_time
+    from app.core.tools.text import plural
 
     mem = _mem(paths)
     meta = read_meta(mem.meta_file)
@@ -225,11 +224,12 @@ def _counts(mem: MemoryPaths) -> dict[str, dict[str, Any]]:
 
 
 def _recall(args: argparse.Namespace, paths: Paths) -> int:
+    import asyncio
+
+    from app.cli.settings import settings_for
     from app.context.memory import MemoryStore, memory_age, recall_for_query
 
-    settings = settings_for_cli(paths)
-    if settings is None:
-        return EXIT_USAGE
+    settings = settings_for(paths)
     mem = _mem(paths)
     provider = None if args.heuristic or not settings.memory.recall_model else _provider(settings)
 
@@ -258,17 +258,18 @@ def _recall(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def _forget(args: argparse.Namespace, paths: Paths) -> int:
+    import asyncio
+
     from app.context.memory import (
         MemoryScope,
         MemoryStore,
         apply_forget,
         select_forget_candidates,
     )
+    from app.cli.settings import settings_for
     from app.context.memory.forget_preview import describe_item, forget_preview
 
-    settings = settings_for_cli(paths)
-    if settings is None:
-        return EXIT_USAGE
+    settings = settings_for(paths)
     store = MemoryStore(_mem(paths))
     provider = None if args.heuristic else _provider(settings)
 

@@ -159,7 +159,7 @@ def test_the_grammar_is_imported_only_when_a_command_is_judged() -> None:
         "import sys; import app.core.tools.permissions, app.core.tools.shell, app.core.tools.shell_readonly; "
         "print('tree_sitter' in sys.modules)"
     )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[2])})
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env={**os.environ, "PYTHONPATH": str(Path(__file__).resolve().parents[4])})
     assert out.stdout.strip() == "False"
 
 
@@ -176,7 +176,7 @@ def test_characters_that_crash_the_grammar_are_given_to_it_as_ascii() -> None:
         "s = parse_shell('echo h\\u00e9llo w\\u00f6rld')\n"
         "print(s.commands[0].argv)\n"
     )
-    root = Path(__file__).resolve().parents[2]
+    root = Path(__file__).resolve().parents[4]
     result = subprocess.run([sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert result.stdout.strip() == "['echo', 'héllo', 'wörld']", "words keep their real characters"

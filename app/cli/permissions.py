@@ -11,7 +11,6 @@ from __future__ import annotations
 import argparse
 import json
 import sys
-from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -21,12 +20,14 @@ if TYPE_CHECKING:
     from app.core.tools.permissions import PermissionPolicy
     from app.paths import Paths
 
-EXIT_OK, EXIT_USAGE = 0, 2
+from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
+
 MODES = ("default", "auto-edit", "yolo", "plan")
 
 
-def permissions_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParser] = argparse.ArgumentParser) -> int:
-    parser = parser_class(prog="agentctx-tui permissions", description="Check what the permission rules decide.")
+def add_parser(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("permissions", help="check what the permission rules decide for one call", description="Check what the permission rules decide.")
+    parser.set_defaults(run=run)
     sub = parser.add_subparsers(dest="action", required=True)
     check = sub.add_parser("check", help="the decision for one call, e.g. 'run_shell_command(git status)' or 'write_file(src/a.py)'")
     check.add_argument("call", metavar="TOOL(ARG)")
@@ -34,15 +35,12 @@ def permissions_command(argv: Sequence[str], parser_class: type[argparse.Argumen
     check.add_argument("--read-only", action="store_true", help="answer with the read-only class (what may run unasked in the background)")
     check.add_argument("--json", action="store_true", help="print one JSON object")
     check.add_argument("-C", "--cwd", type=Path)
-    args = parser.parse_args(argv)
 
-    from app.cli_settings import settings_for_cli
-    from app.paths import Paths
 
-    paths = Paths.for_cwd(args.cwd)
-    settings = settings_for_cli(paths)
-    if settings is None:
-        return EXIT_USAGE
+def run(args: argparse.Namespace) -> int:
+    from app.cli.settings import project_settings
+
+    paths, settings = project_settings(args.cwd)
     try:
         verdict = check_call(args.call, settings, paths, mode=args.mode, read_only=args.read_only)
     except ValueError as error:
