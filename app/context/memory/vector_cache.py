@@ -3,7 +3,9 @@
 In a process a vector belongs to the entry object it was computed for: the
 listing (app/context/memory/scan.py) hands back the same object only while the
 file's ``lstat`` (inode, size, mtime, ctime) is unchanged, so an edited memory
-is a new entry and gets a new vector. On disk, one JSON file per scope root sits
+is a new entry and gets a new vector (a file read again only because its
+``lstat`` was too fresh to trust keeps its vector when its text's digest is the
+same). On disk, one JSON file per scope root sits
 next to that scope's parsed-memory cache (``<scope>-<digest>.vectors.json``, in
 the user's data directory, never in the repository); a row from it is used only
 when the file's ``lstat`` still matches the stamp saved with it and the text's
@@ -70,6 +72,7 @@ class ScopeVectors:
     def __init__(self, root: str, scope: str, model: str) -> None:
         self.root, self.scope, self.model = root, scope, model
         self._by_entry: dict[int, tuple[MemoryEntry, Any]] = {}
+        self._by_path: dict[str, tuple[str, Any]] = {}  # path -> (digest of the embedded text, vector)
         self._disk: dict[str, tuple[_Stamp, str, Any]] | None = None  # loaded on first need
         self._dirty = False
 
@@ -77,6 +80,12 @@ class ScopeVectors:
         hit = self._by_entry.get(id(entry))
         if hit is not None and hit[0] is entry:
             return hit[1]
+        # A file the listing read again (just written, so its lstat was too fresh to trust) whose
+        # text is what was embedded before keeps its vector.
+        previous = self._by_path.get(str(entry.path))
+        if previous is not None and previous[0] == text_digest(embedded_text(entry)):
+            self.store(entry, previous[1])
+            return previous[1]
         row = self._disk_rows().get(str(entry.path))
         if row is not None:
             stamp, digest, vector = row
@@ -87,6 +96,7 @@ class ScopeVectors:
 
     def store(self, entry: MemoryEntry, vector: Any) -> None:
         self._by_entry[id(entry)] = (entry, vector)
+        self._by_path[str(entry.path)] = (text_digest(embedded_text(entry)), vector)
         self._dirty = True
 
     def keep_only(self, entries: Sequence[MemoryEntry]) -> None:
@@ -95,6 +105,10 @@ class ScopeVectors:
         stale = [key for key in self._by_entry if key not in wanted]
         for key in stale:
             del self._by_entry[key]
+        if stale:
+            paths = {str(e.path) for e in entries}
+            for path in [p for p in self._by_path if p not in paths]:
+                del self._by_path[path]
         self._dirty = self._dirty or bool(stale)
 
     def _disk_rows(self) -> dict[str, tuple[_Stamp, str, Any]]:
