@@ -95,6 +95,31 @@ def time_model() -> str:
     return f"{embedder.name}: import + load {loaded:.2f} s, one query {statistics.median(samples):.3f} ms (median of {len(samples)})"
 
 
+def time_plans(memories: Sequence[Memory], questions: Sequence[Question], copies: int) -> str:
+    """A turn's ranking (plan_recall) with and without semantic recall, over ``copies`` copies of the set."""
+    import statistics
+    import time
+
+    from app.context.memory.embedder import load_wordllama
+    from app.context.memory.semantic import SemanticRecall
+
+    entries = [e for n in range(copies) for e in to_entries([Memory(f"{m.key}-{n}", m.kind, m.title, m.description, m.body) for m in memories])]
+    semantic = SemanticRecall.with_embedder(load_wordllama())
+    started = time.perf_counter()
+    semantic.vectors.vectors(entries, block=True)  # type: ignore[union-attr]
+    embedded = time.perf_counter() - started
+    texts = [q.text for q in questions[:60]]
+    times: dict[str, list[float]] = {"BM25F": [], "fused": []}
+    for name, with_semantic in (("BM25F", None), ("fused", semantic)):
+        plan_recall(texts[0], entries, now=NOW, semantic=with_semantic)
+        for text in texts:
+            t = time.perf_counter()
+            plan_recall(text, entries, now=NOW, semantic=with_semantic)
+            times[name].append((time.perf_counter() - t) * 1000)
+    return (f"{len(entries)} memories: embedding all {embedded:.2f} s; a turn's ranking, median of {len(texts)}: "
+            + ", ".join(f"{name} {statistics.median(v):.1f} ms" for name, v in times.items()))
+
+
 def evaluate(ranker: Ranker, entries: Sequence[MemoryEntry], questions: Sequence[Question]) -> dict[str, float]:
     key_of = {id(e): e.rel_path.removesuffix(".md") for e in entries}
     hit1 = hit5 = rr = 0.0
@@ -127,6 +152,8 @@ def main(argv: Sequence[str] = ()) -> int:
     print(f"Recall set: {len(memories)} memories, {len(questions)} questions ({answerable} answerable, {len(questions) - answerable} unrelated); {datetime.now(UTC):%Y-%m-%d}")
     if "--candidates" in argv:
         print(time_model())
+        for copies in (1, 16):
+            print(time_plans(memories, questions, copies))
     rankers: list[tuple[str, Ranker]] = [("old heuristic", heuristic), ("BM25F", bm25f_ranker())]
     fused = fused_ranker()
     if fused is not None:

@@ -123,9 +123,12 @@ class SemanticRecall:
         matrix = cache.vectors(entries, block=block)
         if matrix is None:
             return None
-        query_vector = cache.embedder.embed([query])[0]
-        similarities = matrix @ query_vector
         import numpy as np
+
+        query_vector = cache.embedder.embed([query])[0]
+        # einsum, not ``@``: the BLAS product starts its thread pool and, on a loaded 2-core machine,
+        # took 6.8 ms for 4,896 x 256 against 0.57 ms for einsum's single loop (bench: --candidates).
+        similarities = np.einsum("ij,j->i", matrix, query_vector)
 
         count = min(len(entries), 64)
         best = np.argpartition(-similarities, count - 1)[:count] if len(entries) > count else np.arange(len(entries))
