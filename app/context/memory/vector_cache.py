@@ -111,6 +111,10 @@ class ScopeVectors:
                 del self._by_path[path]
         self._dirty = self._dirty or bool(stale)
 
+    @property
+    def disk_loaded(self) -> bool:
+        return self._disk is not None
+
     def _disk_rows(self) -> dict[str, tuple[_Stamp, str, Any]]:
         if self._disk is None:
             self._disk = _load(vectors_file(self.root, self.scope), self.root, self.model)
@@ -152,12 +156,19 @@ class VectorCache:
         now: then they are embedded in a background thread and the caller goes without this time."""
         import numpy as np
 
-        with self._lock:
+        # A turn never waits for a fill running in the background: it goes without vectors instead.
+        if not self._lock.acquire(blocking=block):
+            return None
+        try:
             # Most turns list exactly the entries of the turn before (the same objects: no file
             # changed), so the matrix is reused: 5,000 lookups and a stack cost ~100 ms otherwise.
             signature = tuple(map(id, entries))
             if self._last is not None and self._last[0] == signature:
                 return self._last[1]
+            if not block and sum(1 for e in entries if not self._scope(e).disk_loaded) > INLINE_LIMIT:
+                # Reading thousands of saved vectors and lstat-ing their files is work for the background.
+                self._fill_in_background(list(entries))
+                return None
             found: list[Any] = []
             missing: list[int] = []
             for position, entry in enumerate(entries):
@@ -185,6 +196,8 @@ class VectorCache:
             # The entries are held with the matrix, so their ids cannot be reused while it is kept.
             self._last = (signature, matrix, list(entries))
             return matrix
+        finally:
+            self._lock.release()
 
     def _fill_in_background(self, entries: list[MemoryEntry]) -> None:
         if self._filling:

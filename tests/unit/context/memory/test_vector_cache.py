@@ -94,3 +94,29 @@ def test_many_missing_vectors_are_embedded_in_the_background_not_in_the_turn(tmp
         time.sleep(0.02)
     matrix = cache.vectors(entries)
     assert matrix is not None and matrix.shape == (len(entries), 64) and len(embedder.embedded) == len(entries)
+
+
+def test_a_turn_does_not_wait_for_a_fill_in_progress(tmp_path: Path) -> None:
+    import threading
+
+    paths = make_paths(tmp_path)
+    for n in range(INLINE_LIMIT + 1):
+        put(paths.project_root, f"project/m{n:04d}.md", memory_text(f"memory {n}", f"about topic {n}", "project"), time.time() - 60)
+    entries = MemoryStore(paths).list(MemoryScope.PROJECT)
+    release = threading.Event()
+
+    class SlowEmbedder(ConceptEmbedder):
+        def embed(self, texts):  # type: ignore[no-untyped-def]
+            release.wait(20)
+            return super().embed(texts)
+
+    cache = VectorCache(SlowEmbedder())
+    assert cache.vectors(entries) is None  # the fill starts, and is now stuck embedding
+    time.sleep(0.1)
+    # Had it waited for the fill's lock, the fill would have finished first and this would be a matrix.
+    assert cache.vectors(entries) is None
+    release.set()
+    deadline = time.monotonic() + 20
+    while cache._filling and time.monotonic() < deadline:
+        time.sleep(0.02)
+    assert cache.vectors(entries) is not None
