@@ -4,6 +4,7 @@ it is off; an unrelated question carries nothing; ``on`` without the extra says 
 
 from __future__ import annotations
 
+import json
 import sys
 from pathlib import Path
 
@@ -13,6 +14,7 @@ from app.context.memory import MemoryScope, memory_paths
 from app.context.memory.embedder import INSTALL_HINT, extra_installed
 from app.context.memory.semantic import SemanticRecall
 from app.context.memory.store import MemoryStore
+from app.context.memory.vector_cache import vectors_file
 from app.core.events import Notice, TurnFinished
 from app.paths import Paths
 from app.runtime import build_runtime
@@ -55,6 +57,12 @@ async def test_with_the_real_model_a_paraphrase_recalls_its_memory_and_an_unrela
     _store_memories(paths)
     runtime = build_runtime(memory_settings(fake_llm, extraction=False, semantic="on"), paths)
     assert runtime.memory.semantic is not None and runtime.memory.semantic.wait(30)
+    assert runtime.memory.semantic.warmed.wait(30)  # the start-up warm-up embedded both memories
+    cache = runtime.memory.semantic.vectors
+    assert cache is not None and cache.last_save is not None
+    cache.last_save.join(30)
+    saved = json.loads(vectors_file(str(memory_paths(paths).project_root), "project").read_text())
+    assert saved["model"] == "wordllama-l2_supercat-256" and len(saved["rows"]) == 2
     _, [reminder] = await _ask(runtime, fake_llm, "should my checks use a fake db?")
     assert "Never mock the database" in reminder and "ops wiki" not in reminder
     assert "Recalled by keyword ranking (BM25F) fused with semantic similarity." in reminder

@@ -63,6 +63,7 @@ class SemanticRecall:
         self._cache: VectorCache | None = None
         self._started = False
         self._ready = threading.Event()
+        self.warmed = threading.Event()  # set when warm_up has embedded the memories it was given
         self.error: str | None = None
         self._lock = threading.Lock()
 
@@ -136,18 +137,29 @@ class SemanticRecall:
         return fuse(keyword, keyword_relevant, similar, self.cutoff)
 
 
-def semantic_from_setting(mode: object, *, installed: Callable[[], bool] = extra_installed) -> tuple[SemanticRecall | None, str | None]:
-    """The session's semantic recall for ``memory.semantic`` (not loading yet), and a notice to show."""
+def semantic_from_setting(
+    mode: object, *, interactive: bool = True, installed: Callable[[], bool] = extra_installed
+) -> tuple[SemanticRecall | None, str | None]:
+    """The session's semantic recall for ``memory.semantic`` (not loading yet), and a notice to show.
+
+    ``auto`` leaves headless runs (``-p``) without it: their one turn's recall is settled long before
+    the model has loaded (0.4 to 1 s against a 150 ms wait), so loading it would only cost CPU.
+    """
     choice = resolve_mode(mode, installed=installed)
+    if choice.enabled and not interactive and str(mode).strip().lower() == "auto":
+        return None, choice.notice
     return (SemanticRecall() if choice.enabled else None), choice.notice
 
 
 def warm_up(semantic: SemanticRecall, entries: Callable[[], Sequence[MemoryEntry]]) -> None:
     """In a warm-up thread: load the model, then embed every memory that has no vector yet."""
-    semantic.start(thread=False)
-    semantic.wait()  # started earlier in a thread of its own: wait for that load
-    cache = semantic.vectors
-    if cache is not None:
-        usable = [e for e in entries() if e.usable]
-        if usable:
-            cache.vectors(usable, block=True)
+    try:
+        semantic.start(thread=False)
+        semantic.wait()  # started earlier in a thread of its own: wait for that load
+        cache = semantic.vectors
+        if cache is not None:
+            usable = [e for e in entries() if e.usable]
+            if usable:
+                cache.vectors(usable, block=True)
+    finally:
+        semantic.warmed.set()

@@ -32,6 +32,8 @@ CACHE_VERSION = 1
 # Up to this many new or edited memories are embedded inside a turn's recall (about 10 ms);
 # more (a first run over thousands) are embedded in the background while BM25F answers alone.
 INLINE_LIMIT = 256
+# A turn waits this long at most for a fill in progress (one of up to INLINE_LIMIT takes ~15 ms).
+TURN_LOCK_WAIT_SECONDS = 0.05
 
 _Stamp = tuple[int, int, int, int]
 
@@ -156,8 +158,8 @@ class VectorCache:
         now: then they are embedded in a background thread and the caller goes without this time."""
         import numpy as np
 
-        # A turn never waits for a fill running in the background: it goes without vectors instead.
-        if not self._lock.acquire(blocking=block):
+        # A turn does not wait out a long fill in the background: it goes without vectors instead.
+        if not self._lock.acquire(timeout=-1 if block else TURN_LOCK_WAIT_SECONDS):
             return None
         try:
             # Most turns list exactly the entries of the turn before (the same objects: no file

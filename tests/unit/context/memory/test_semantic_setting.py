@@ -53,6 +53,12 @@ def test_auto_follows_the_extra_quietly_and_off_never_loads() -> None:
     assert isinstance(recall, SemanticRecall) and not recall.ready  # loads only when started
 
 
+def test_auto_leaves_headless_runs_without_it_and_on_does_not() -> None:
+    assert semantic_from_setting("auto", interactive=False, installed=lambda: True) == (None, None)
+    recall, _ = semantic_from_setting("on", interactive=False, installed=lambda: True)
+    assert isinstance(recall, SemanticRecall)
+
+
 def test_an_unknown_value_is_named_and_auto_is_used() -> None:
     choice = resolve_mode("always", installed=lambda: True)
     assert choice.enabled is True and choice.notice is not None
