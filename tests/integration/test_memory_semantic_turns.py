@@ -15,6 +15,7 @@ from app.context.memory.embedder import INSTALL_HINT, extra_installed
 from app.context.memory.semantic import SemanticRecall
 from app.context.memory.store import MemoryStore
 from app.context.memory.vector_cache import vectors_file
+from app.context.report import build_report, render_detail
 from app.core.events import Notice, TurnFinished
 from app.paths import Paths
 from app.runtime import build_runtime
@@ -83,6 +84,11 @@ async def test_a_paraphrase_with_no_shared_word_is_recalled_when_semantic_is_on(
     _, [reminder] = await _ask(runtime, fake_llm, PARAPHRASE)
     assert "Never mock the database" in reminder and "ops wiki" not in reminder
     assert "fused with semantic similarity" in reminder
+    # /context detail names the path that chose it.
+    detail = render_detail(build_report(runtime.assembler.last_request, source="test", session_id=runtime.session_id))
+    line = next(text for text in detail.splitlines() if "integration tests use a real database" in text)
+    assert "(recalled by keyword ranking (BM25F) fused with semantic similarity)" in line
+    assert [d.how for d in runtime.memory.recalled] == ["fused"]
     _, unrelated = await _ask(runtime, fake_llm, UNRELATED)
     assert unrelated == []
     await runtime.aclose()
