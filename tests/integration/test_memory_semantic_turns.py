@@ -51,9 +51,8 @@ async def _ask(runtime, server: FakeOpenAIServer, prompt: str) -> tuple[list, li
     return events, _recalled(server.requests[-1])
 
 
+@needs_model
 async def test_with_the_real_model_a_paraphrase_recalls_its_memory_and_an_unrelated_question_nothing(fake_llm: FakeOpenAIServer, repo: Path) -> None:
-    if not extra_installed():
-        pytest.skip(f"the embeddings extra is not installed ({INSTALL_HINT})")
     paths = Paths.for_cwd(repo)
     _store_memories(paths)
     runtime = build_runtime(memory_settings(fake_llm, extraction=False, semantic="on"), paths)

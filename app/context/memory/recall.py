@@ -108,15 +108,15 @@ def plan_recall(
     if recent_tools:
         kept = {id(e) for e in filter_active_tool_memories([r.entry for r in ranked], recent_tools)}
         ranked = [r for r in ranked if id(r.entry) in kept]
-    chosen = [r.entry for r in relevant(ranked)]
+    passed = relevant(ranked)
     # Semantic recall (optional, app/context/memory/semantic.py): None while its model loads.
-    fused = semantic.relevant(query, usable, ranked, relevant(ranked)) if semantic is not None else None
+    fused = semantic.relevant(query, usable, ranked, passed) if semantic is not None else None
     if fused is not None and recent_tools:
         fused = filter_active_tool_memories(fused, recent_tools)
     return RecallPlan(
         tokens=tuple(terms),
         scored=tuple(r.entry for r in ranked),
-        relevant=tuple(fused if fused is not None else chosen),
+        relevant=tuple(fused if fused is not None else [r.entry for r in passed]),
         candidates=tuple(usable),
         recent_tools=tuple(recent_tools),
         how="fused" if fused is not None else "heuristic",

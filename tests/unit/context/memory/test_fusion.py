@@ -4,11 +4,11 @@ from __future__ import annotations
 
 from app.context.memory.fusion import SemanticCutoff, fuse, semantic_relevant
 from app.context.memory.ranking import Ranked, rank, relevant
-from app.context.memory.recall import plan_recall
+from app.context.memory.recall import heuristic_selection, plan_recall
 from app.context.memory.semantic import SemanticRecall
 from app.context.memory.terms import query_terms
 from tests.unit.context.memory.concept_embedder import ConceptEmbedder
-from tests.unit.memory_support import NOW, entry
+from tests.unit.memory_support import NOW, entry, piece
 
 DB = entry("integration tests use a real database", "hit the docker postgres, never mocks", "Never mock the database.", "feedback")
 FREEZE = entry("release freeze", "merges stop two days before each release", "Only approved fixes go in.", "project")
@@ -70,6 +70,14 @@ def test_fused_order_keeps_bm25f_first_unless_the_embeddings_disagree_strongly()
     assert fuse(keyword, keyword, [(BOARDS, 0.9), (DB, 0.1)], cutoff) == [BOARDS, FREEZE]
     # A memory only the embeddings find (above the floor) joins after those both rankings hold.
     assert fuse(keyword, keyword, [(BOARDS, 0.9), (TERSE, 0.85)], cutoff) == [BOARDS, FREEZE, TERSE]
+
+
+def test_a_memory_holding_a_secret_found_only_by_semantic_recall_is_not_recalled() -> None:
+    token = "ghp_" + piece("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789", 36)
+    leaky = entry("integration tests use a real database", "hit the docker postgres, never mocks", f"Never mock the database. CI token {token}", "feedback")
+    fused = plan("can I stub out postgres when verifying?", semantic(), [leaky, FREEZE, BOARDS])
+    assert fused.relevant == (leaky,)  # semantic recall found it...
+    assert heuristic_selection(fused, 5) == []  # ...and the secret filter still keeps it out of the request
 
 
 def test_while_the_model_loads_recall_is_bm25f_alone() -> None:
