@@ -174,8 +174,6 @@ class MemoryManager:
         if not (self.settings.enabled and self.settings.recall) or not query.strip():
             return
         provider = self.provider if self.settings.recall_model else None
-        if self.semantic is not None:
-            self.semantic.start()  # in a thread, once; until it has loaded recall is BM25F alone
         self._recall = TurnRecall(
             self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock, carried=carried,
             local_deadline=self.settings.recall_wait_seconds, semantic=self.semantic,

@@ -117,9 +117,12 @@ class SemanticRecall:
         block: bool = False,
     ) -> list[MemoryEntry] | None:
         """The fused relevant memories, best first; None when the model or the vectors are not ready
-        (the caller then uses BM25F's choice)."""
+        (the caller then uses BM25F's choice). The first call with memories starts loading the model."""
+        if not entries or not query.strip():
+            return None
         cache = self._cache
-        if cache is None or not entries or not query.strip():
+        if cache is None:
+            self.start()  # in a thread, once: a session without memories never loads the model
             return None
         matrix = cache.vectors(entries, block=block)
         if matrix is None:
@@ -154,12 +157,13 @@ def semantic_from_setting(
 def warm_up(semantic: SemanticRecall, entries: Callable[[], Sequence[MemoryEntry]]) -> None:
     """In a warm-up thread: load the model, then embed every memory that has no vector yet."""
     try:
+        usable = [e for e in entries() if e.usable]
+        if not usable:
+            return  # nothing to embed: the model loads when the first memory is recalled from
         semantic.start(thread=False)
         semantic.wait()  # started earlier in a thread of its own: wait for that load
         cache = semantic.vectors
         if cache is not None:
-            usable = [e for e in entries() if e.usable]
-            if usable:
-                cache.vectors(usable, block=True)
+            cache.vectors(usable, block=True)
     finally:
         semantic.warmed.set()

@@ -73,3 +73,24 @@ def test_a_model_that_fails_to_load_leaves_keyword_recall_working() -> None:
     recall.start(thread=False)
     assert recall.wait(1) is False and recall.error is not None and "bundled weights" in recall.error
     assert recall.relevant("anything", [], [], []) is None
+
+
+def test_the_model_loads_only_once_there_are_memories_to_recall_from() -> None:
+    from app.context.memory.semantic import warm_up
+    from tests.unit.context.memory.concept_embedder import ConceptEmbedder
+    from tests.unit.memory_support import entry
+
+    loads: list[int] = []
+
+    def load() -> ConceptEmbedder:
+        loads.append(1)
+        return ConceptEmbedder()
+
+    recall = SemanticRecall(load=load)
+    warm_up(recall, lambda: [])
+    assert recall.warmed.is_set() and loads == []  # no memories: start-up loads nothing
+    assert recall.relevant("a question", [], [], []) is None and loads == []
+    memory = entry("release freeze", "merges stop before a release")
+    assert recall.relevant("a question", [memory], [], []) is None  # the first use starts the load...
+    assert recall.wait(10) and loads == [1]
+    assert recall.relevant("release freeze", [memory], [], []) is not None  # ...and later turns use it
