@@ -112,7 +112,7 @@ class MemoryManager:
         self._listeners: list[Callable[[], None]] = []
         self._notices: list[str] = []
         self._told_secrets: set[Path] = set()
-        # Optional embedding recall (memory.semantic); its model loads beside start-up, never in a turn.
+        # Optional embedding recall (memory.semantic); its model loads in a background thread, never in a turn.
         self.semantic, notice = semantic_from_setting(getattr(settings, "semantic", "auto"), interactive=interactive)
         self._notices.extend([notice] if notice and settings.enabled and settings.recall else [])
 
