@@ -122,18 +122,13 @@ class ScopeVectors:
             self._disk = _load(vectors_file(self.root, self.scope), self.root, self.model)
         return self._disk
 
-    def snapshot(self) -> list[tuple[str, _Stamp, str, Any]] | None:
-        """The rows to save (path, stamp, digest, vector), or None when nothing changed."""
+    def snapshot(self) -> list[tuple[MemoryEntry, Any]] | None:
+        """The (entry, vector) pairs to save, or None when nothing changed; the save thread takes
+        their stamps and digests (at 5,000 memories that is most of a save's cost)."""
         if not self._dirty:
             return None
         self._dirty = False
-        rows = []
-        for entry, vector in self._by_entry.values():
-            stamp = lstat_stamp(str(entry.path))
-            # A file changed since it was listed gets the new stamp but the old digest: never reused.
-            if stamp is not None:
-                rows.append((str(entry.path), stamp, text_digest(embedded_text(entry)), vector))
-        return rows
+        return list(self._by_entry.values())
 
 
 class VectorCache:
@@ -145,6 +140,7 @@ class VectorCache:
         self._lock = threading.Lock()
         self._filling = False
         self._last: tuple[tuple[int, ...], Any, list[MemoryEntry]] | None = None
+        self._scope_of: dict[int, tuple[MemoryEntry, ScopeVectors]] = {}
 
     def _scope(self, entry: MemoryEntry) -> ScopeVectors:
         key = (scope_root(entry), entry.scope.value)
@@ -167,14 +163,19 @@ class VectorCache:
             signature = tuple(map(id, entries))
             if self._last is not None and self._last[0] == signature:
                 return self._last[1]
-            if not block and sum(1 for e in entries if not self._scope(e).disk_loaded) > INLINE_LIMIT:
+            # Each entry's scope, remembered by entry between calls (deriving the root from the path
+            # for 5,000 entries three times was most of a changed listing's cost).
+            known = self._scope_of
+            scopes = [hit[1] if (hit := known.get(id(e))) is not None and hit[0] is e else self._scope(e) for e in entries]
+            self._scope_of = {id(e): (e, s) for e, s in zip(entries, scopes)}
+            if not block and sum(1 for s in scopes if not s.disk_loaded) > INLINE_LIMIT:
                 # Reading thousands of saved vectors and lstat-ing their files is work for the background.
                 self._fill_in_background(list(entries))
                 return None
             found: list[Any] = []
             missing: list[int] = []
             for position, entry in enumerate(entries):
-                vector = self._scope(entry).lookup(entry)
+                vector = scopes[position].lookup(entry)
                 found.append(vector)
                 if vector is None:
                     missing.append(position)
@@ -185,10 +186,9 @@ class VectorCache:
                 fresh = self.embedder.embed([embedded_text(entries[p]) for p in missing])
                 for p, vector in zip(missing, fresh):
                     found[p] = vector
-                    self._scope(entries[p]).store(entries[p], vector)
+                    scopes[p].store(entries[p], vector)
             by_scope: dict[int, tuple[ScopeVectors, list[MemoryEntry]]] = {}
-            for entry in entries:
-                scope = self._scope(entry)
+            for entry, scope in zip(entries, scopes):
                 by_scope.setdefault(id(scope), (scope, []))[1].append(entry)
             for scope, kept in by_scope.values():
                 scope.keep_only(kept)
@@ -230,12 +230,18 @@ class VectorCache:
     last_save: threading.Thread | None = None
 
 
-def _save_all(jobs: list[tuple[Path, str, str, list[tuple[str, _Stamp, str, Any]]]]) -> None:
+def _save_all(jobs: list[tuple[Path, str, str, list[tuple[MemoryEntry, Any]]]]) -> None:
     import numpy as np
 
     from app.fsutil import atomic_write_text
 
-    for target, root, model, rows in jobs:
+    for target, root, model, pairs in jobs:
+        rows = []
+        for entry, vector in pairs:
+            stamp = lstat_stamp(str(entry.path))
+            # A file changed since it was listed gets the new stamp but the old digest: never reused.
+            if stamp is not None:
+                rows.append((str(entry.path), stamp, text_digest(embedded_text(entry)), vector))
         try:
             matrix = np.vstack([r[3] for r in rows]).astype(np.float16) if rows else np.zeros((0, 0), dtype=np.float16)
             payload = {
