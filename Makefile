@@ -41,7 +41,9 @@ bench: $(STAMP)
 	$(BIN)/python -m bench
 
 # Recall quality on a generated set of our own (bench/recall_set.py): Hit@1, Hit@5, MRR per ranker.
+# The fused row needs the embeddings extra (WordLlama and its bundled model), installed here once.
 eval-recall: $(STAMP)
+	@$(BIN)/python -c 'import wordllama' 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[test,embeddings]'
 	$(BIN)/python -m bench.recall_eval
 
 snapshots-update: $(STAMP)

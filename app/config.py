@@ -116,6 +116,9 @@ class MemorySettings:
     recall_timeout: float = 30.0
     # The first request of a turn waits this long at most for the local (keyword) recall.
     recall_wait_seconds: float = 0.15
+    # Embedding recall fused with BM25F: auto (when the embeddings extra is installed) | on | off.
+    # Typed object: YAML reads an unquoted on / off as true / false (app/context/memory/semantic.py).
+    semantic: object = "auto"
     extraction: bool = True
     dream: bool = True
     # Headless runs exit right after the answer; background extraction would hold them up.
@@ -209,6 +212,7 @@ ENV_VARS: dict[str, str] = {
     "AGENTCTX_CONTEXT_WINDOW": "model.context_window",
     "AGENTCTX_APPROVAL_MODE": "approval_mode",
     "AGENTCTX_SUGGESTIONS": "suggestions.enabled",
+    "AGENTCTX_MEMORY_SEMANTIC": "memory.semantic",
 }
 
 

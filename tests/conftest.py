@@ -55,4 +55,7 @@ def hermetic_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     # An automatic title is one more request to the scripted server after a turn, which
     # would take a reply meant for the conversation; the title tests turn it back on.
     monkeypatch.setenv("AGENTCTX_DISABLE_AUTO_TITLE", "1")
+    # Semantic recall is on by itself where the embeddings extra is installed (a developer's venv,
+    # not CI): recall must rank the same everywhere, so the tests of semantic recall turn it on.
+    monkeypatch.setenv("AGENTCTX_MEMORY_SEMANTIC", "off")
     return home

@@ -29,6 +29,8 @@ def memory_settings(server: FakeOpenAIServer, **memory: object) -> Settings:
     # The first request waits for local recall only until it settles; a loaded test machine gets
     # more than the 150 ms a person's turn allows, so no test depends on the clock.
     settings.memory.recall_wait_seconds = 10.0
+    # Keyword recall only, wherever the embeddings extra happens to be installed; the semantic tests turn it on.
+    settings.memory.semantic = "off"
     for key, value in memory.items():
         setattr(settings.memory, key, value)
     return settings

@@ -30,7 +30,8 @@ from app.context.memory.meta import read_meta, write_meta
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.secrets import describe_findings
-from app.context.memory.recall import plan_from_store
+from app.context.memory.semantic import semantic_from_setting, warm_up
+from app.context.memory.recall import list_recall_candidates, plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.reminder import recall_reminder
 from app.context.memory.session_count import count_sessions_since
@@ -111,6 +112,9 @@ class MemoryManager:
         self._listeners: list[Callable[[], None]] = []
         self._notices: list[str] = []
         self._told_secrets: set[Path] = set()
+        # Optional embedding recall (memory.semantic); its model loads in a background thread, never in a turn.
+        self.semantic, notice = semantic_from_setting(getattr(settings, "semantic", "auto"), interactive=interactive)
+        self._notices.extend([notice] if notice and settings.enabled and settings.recall else [])
 
     # -- watching it ------------------------------------------------------------------------------
 
@@ -172,7 +176,7 @@ class MemoryManager:
         provider = self.provider if self.settings.recall_model else None
         self._recall = TurnRecall(
             self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock, carried=carried,
-            local_deadline=self.settings.recall_wait_seconds,
+            local_deadline=self.settings.recall_wait_seconds, semantic=self.semantic,
         )
 
     async def before_request(self, request_number: int) -> None:
@@ -325,6 +329,8 @@ class MemoryManager:
     def _prewarm_recall(self) -> None:
         try:
             plan_from_store(self.store, "warm up")
+            if self.semantic is not None:
+                warm_up(self.semantic, lambda: list_recall_candidates(self.store))
         except Exception:  # only a head start; the turn's own recall reports real problems
             pass
 

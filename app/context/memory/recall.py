@@ -14,6 +14,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from typing import TYPE_CHECKING
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.kinds import MemoryScope
@@ -33,6 +34,9 @@ from app.context.memory.tool_filter import filter_active_tool_memories
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query
+
+if TYPE_CHECKING:
+    from app.context.memory.semantic import SemanticRecall
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,7 @@ class RecallPlan:
     relevant: tuple[MemoryEntry, ...]
     candidates: tuple[MemoryEntry, ...] = ()
     recent_tools: tuple[str, ...] = ()
+    how: str = "heuristic"  # "fused" when semantic recall took part in choosing ``relevant``
 
     @property
     def ranked(self) -> tuple[MemoryEntry, ...]:
@@ -92,6 +97,7 @@ def plan_recall(
     recent_tools: Sequence[str] = (),
     excluded_paths: Iterable[str] = (),
     now: float | None = None,
+    semantic: SemanticRecall | None = None,
 ) -> RecallPlan:
     excluded = {str(path) for path in excluded_paths}
     usable = [e for e in entries if e.usable and str(e.path) not in excluded] if excluded else [e for e in entries if e.document.type is not None]
@@ -102,12 +108,18 @@ def plan_recall(
     if recent_tools:
         kept = {id(e) for e in filter_active_tool_memories([r.entry for r in ranked], recent_tools)}
         ranked = [r for r in ranked if id(r.entry) in kept]
+    passed = relevant(ranked)
+    # Semantic recall (optional, app/context/memory/semantic.py): None while its model loads.
+    fused = semantic.relevant(query, usable, ranked, passed) if semantic is not None else None
+    if fused is not None and recent_tools:
+        fused = filter_active_tool_memories(fused, recent_tools)
     return RecallPlan(
         tokens=tuple(terms),
         scored=tuple(r.entry for r in ranked),
-        relevant=tuple(r.entry for r in relevant(ranked)),
+        relevant=tuple(fused if fused is not None else [r.entry for r in passed]),
         candidates=tuple(usable),
         recent_tools=tuple(recent_tools),
+        how="fused" if fused is not None else "heuristic",
     )
 
 
@@ -185,10 +197,11 @@ async def model_result(
 
 
 def plan_from_store(
-    store: MemoryStore, query: str, *, recent_tools: Sequence[str] = (), excluded_paths: Iterable[str] = ()
+    store: MemoryStore, query: str, *, recent_tools: Sequence[str] = (), excluded_paths: Iterable[str] = (),
+    semantic: SemanticRecall | None = None,
 ) -> RecallPlan:
     """List the project and user memories and rank them for ``query`` (blocking; run it in a thread)."""
-    return plan_recall(query, list_recall_candidates(store), recent_tools=recent_tools, excluded_paths=excluded_paths)
+    return plan_recall(query, list_recall_candidates(store), recent_tools=recent_tools, excluded_paths=excluded_paths, semantic=semantic)
 
 
 async def recall_for_query(

@@ -13,7 +13,7 @@ import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.recall import (
@@ -29,6 +29,9 @@ from app.context.memory.recall import (
 from app.context.memory.selector import RECALL_SELECTOR_TIMEOUT_SECONDS
 from app.context.memory.store import MemoryStore
 from app.core.llm.provider import Provider
+
+if TYPE_CHECKING:
+    from app.context.memory.semantic import SemanticRecall
 
 log = logging.getLogger(__name__)
 
@@ -132,6 +135,7 @@ class TurnRecall:
         clock: Callable[[], float] = time.time,
         carried: Sequence[MemoryEntry] = (),
         local_deadline: float = LOCAL_RECALL_DEADLINE_SECONDS,
+        semantic: SemanticRecall | None = None,
     ) -> None:
         self.clock = clock
         self.local_deadline = local_deadline
@@ -140,7 +144,7 @@ class TurnRecall:
         self._carried = list(carried)
         excluded = [str(p) for p in excluded_paths]
         self._plan: asyncio.Future[RecallPlan] = asyncio.ensure_future(
-            asyncio.to_thread(plan_from_store, store, query, recent_tools=recent_tools, excluded_paths=excluded)
+            asyncio.to_thread(plan_from_store, store, query, recent_tools=recent_tools, excluded_paths=excluded, semantic=semantic)
         )
         self._plan.add_done_callback(_consume_exception)
         self._selector: asyncio.Future[RecallResult] | None = None
@@ -187,7 +191,7 @@ class TurnRecall:
             if plan is not None:
                 self._local_shown = True
                 chosen = [e for e in heuristic_selection(plan, MAX_RELEVANT_DOCS) if str(e.path) not in shown]
-                return self._deliver(chosen, str(RecallStrategy.HEURISTIC))
+                return self._deliver(chosen, plan.how)  # "heuristic", or "fused" with semantic recall
         return self._deliver([], "") if self._requests == 1 and self._carried else None
 
     def _deliver(self, entries: list[MemoryEntry], how: str) -> list[MemoryEntry] | None:

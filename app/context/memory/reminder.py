@@ -20,7 +20,11 @@ EMPTY_BODY_TEXT = "_No detailed entries yet._"
 PLACEHOLDER_BODY = "_No entries yet._"
 TRUNCATED_BODY_NOTE = "\n\n> NOTE: Relevant memory truncated for prompt budget."
 # How the memories were chosen, said in one line so /context detail (and the record) can show it.
-RECALL_PATHS = {"heuristic": "keyword ranking (BM25F)", "model": "the memory selector model"}
+RECALL_PATHS = {
+    "heuristic": "keyword ranking (BM25F)",
+    "fused": "keyword ranking (BM25F) fused with semantic similarity",
+    "model": "the memory selector model",
+}
 RECALLED_BY = "Recalled by "
 
 
