@@ -64,11 +64,6 @@ def rank_memories(tokens: Sequence[str], entries: Sequence[MemoryEntry]) -> list
     return scored
 
 
-def relevant_memories(tokens: Sequence[str], entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
-    """The entries that share anything with the query, best first."""
-    return [s.entry for s in rank_memories(tokens, entries) if s.score > 0]
-
-
 MIN_WORD_TOKEN_CHARS = 3
 
 

@@ -30,7 +30,6 @@ from app.core.llm.side_query import side_query
 
 log = logging.getLogger(__name__)
 
-FORGET_SELECTION_PURPOSE = "auto-memory-forget-selection"
 FORGET_TIMEOUT_SECONDS = 8.0
 DEFAULT_FORGET_LIMIT = 5
 FORGET_SCHEMA: dict[str, Any] = {

@@ -197,13 +197,6 @@ class MemoryManager:
         self._changed()
         return recall_reminder(entries, self.clock(), how=delivery.how)
 
-    async def wait_recall(self) -> str | None:
-        """For callers that can wait (tests): the reminder once both recall paths have settled."""
-        if self._recall is None:
-            return None
-        await self._recall.settle(1, wait_for_selector=True)
-        return self.take_recall()
-
     # -- hooks into the main agent -------------------------------------------------------------------
 
     def turn_started(self, prompt: str, history: Sequence[Message]) -> None:
