@@ -121,8 +121,10 @@ def _main(argv: Sequence[str] | None = None) -> int:
     if headless:
         return _headless(args, settings, paths, stdin_text)
 
+    from app.context.memory.scan import watch_scopes
     from app.tui.app import run_tui
 
+    watch_scopes(True)  # an interactive session re-reads only the memory files that changed
     # The TUI draws its own screen, already inert, on the real streams.
     sys.stdout, sys.stderr = getattr(sys.stdout, "inner", sys.stdout), getattr(sys.stderr, "inner", sys.stderr)
     return run_tui(settings=settings, paths=paths, resume=args.resume, continue_latest=args.continue_latest)
