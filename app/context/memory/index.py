@@ -11,7 +11,8 @@ in the program's own format is updated when its memory's title or description
 changed; memories no line links to get a line at the end. The only line
 removed is the one for a file the program itself just removed (a forget, a
 dream's merge). An index over the limits is never cut: the prompt loads its
-head with a warning (see prompt_index.py).
+head with a warning, and new memories, whose lines land below that head, are
+counted and named in it and still recalled by content (see prompt_index.py).
 
 The team index is committed, so it must come out byte-identical on every
 machine: lines sort by code unit, memories with the same description share one
@@ -201,7 +202,7 @@ def merge_index(existing: str, lines: Sequence[IndexLine], root: Path, removed: 
 
 def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
     """What the memory panel flags about a scope's MEMORY.md: links to missing files, size past the limits."""
-    from app.context.memory.prompt_index import index_cut_reason
+    from app.context.memory.prompt_index import index_cut_reason, links_below_head, past_head_note
 
     scope = MemoryScope(scope)
     root, target = paths.root(scope), paths.index_file(scope)
@@ -218,6 +219,9 @@ def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
     if count > MAX_INDEX_LINES or size > MAX_INDEX_BYTES:
         reason = index_cut_reason(count, size, over_lines=count > MAX_INDEX_LINES, over_size=size > MAX_INDEX_BYTES)
         problems.append(f"{target.name} is {reason}: only its head is loaded into the prompt; move detail into topic files")
+        below = links_below_head(text)
+        if below:
+            problems.append(past_head_note(below))
     return problems
 
 
