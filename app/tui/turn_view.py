@@ -92,6 +92,7 @@ class TurnView:
         if isinstance(event, ContextAssembled) and event.request is not None:
             self.streamed = ""
             app.context_map.show_request(event.request)
+            app.gauge.show_recall(event.request)
             app.show_gate_tokens(event.request.total_tokens)
         elif isinstance(event, (ContextWarning, CompactionPending, CompactionStarted, CompactionFinished, MicroCompacted)):
             await app.on_compaction_event(event, self.conversation)
