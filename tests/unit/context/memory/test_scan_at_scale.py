@@ -161,3 +161,26 @@ def test_a_file_changed_between_processes_is_tokenised_from_its_new_text(store: 
     assert [e.rel_path for e in plan_recall("heron", list_recall_candidates(store)).relevant] == ["project/staging-db.md"]
     assert plan_recall("pelican", list_recall_candidates(store)).relevant == ()
 
+
+
+def test_a_write_relists_only_its_own_directory(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = store.paths.project_root
+    _seed(root)
+    put(root, "project/old.md", memory_text("Old", "an old project note", "project", "x"))
+    _watched(store)
+    before = {e.rel_path: e for e in store.list(MemoryScope.PROJECT)}
+    listed: list[str] = []
+    real = os.scandir
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        listed.append(os.path.basename(str(path)))
+        return real(path)
+
+    monkeypatch.setattr(scan_module.os, "scandir", counting)
+    atomic_write_text(root / "project" / "new.md", memory_text("New", "a new project note", "project", "y"))
+    after = store.list(MemoryScope.PROJECT)
+    assert listed == ["project"]  # feedback/ (30 files) was not looked at
+    assert [e.rel_path for e in after] == sorted([*before, "project/new.md"])
+    assert all(e is before[e.rel_path] for e in after if e.rel_path != "project/new.md")  # unchanged entries reused
+    (root / "project" / "old.md").unlink()
+    assert "project/old.md" not in [e.rel_path for e in store.list(MemoryScope.PROJECT)]
