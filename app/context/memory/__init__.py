@@ -38,7 +38,7 @@ from app.context.memory.gates import (
     DreamSkipReason,
     evaluate_dream_gates,
 )
-from app.context.memory.guard import SecretsInTeamMemoryError, check_team_memory_secrets
+from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets
 from app.context.memory.index import (
     IndexText,
     IndexWrite,
