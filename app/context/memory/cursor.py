@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 
-from app.context.memory.jsonfile import read_json_object, write_json
-from app.context.memory.timestamps import EPOCH_ISO, iso_utc
+from app.context.memory.statefile import read_json_object, write_json
+from app.context.memory.statefile import EPOCH_ISO, iso_utc
 
 
 class _HistoryMessage(Protocol):

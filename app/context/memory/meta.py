@@ -9,9 +9,9 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from app.context.memory.jsonfile import read_json_object, write_json
+from app.context.memory.statefile import read_json_object, write_json
 from app.context.memory.kinds import AUTO_MEMORY_SCHEMA_VERSION
-from app.context.memory.timestamps import iso_utc, parse_iso
+from app.context.memory.statefile import iso_utc, parse_iso
 
 # Python field -> JSON key.
 _KEYS = {

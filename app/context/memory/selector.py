@@ -17,7 +17,7 @@ from typing import Any
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.textunits import utf16_prefix
-from app.context.memory.timestamps import iso_utc
+from app.context.memory.statefile import iso_utc
 
 RECALL_SELECTOR_PURPOSE = "auto-memory-recall"
 RECALL_SELECTOR_TIMEOUT_SECONDS = 30.0

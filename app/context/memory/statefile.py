@@ -1,10 +1,19 @@
-"""Timestamps in the state files: ISO 8601 in UTC with milliseconds and a ``Z``
+"""The state files' format: JSON written atomically, indented by two spaces, ending in a newline.
+
+Timestamps in them: ISO 8601 in UTC with milliseconds and a ``Z``
 (``2026-08-19T09:30:00.000Z``), the form JavaScript's toISOString writes, so
-state written by either implementation reads back in the other."""
+state written by either implementation reads back in the other.
+"""
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from app.fsutil import atomic_write_text
+
 
 EPOCH_ISO = "1970-01-01T00:00:00.000Z"
 
@@ -28,3 +37,16 @@ def parse_iso(text: object) -> float | None:
     if moment.tzinfo is None:
         moment = moment.replace(tzinfo=UTC)
     return moment.timestamp()
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The object in ``path``; None when the file is missing, unreadable or not a JSON object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
