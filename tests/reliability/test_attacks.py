@@ -17,7 +17,7 @@ import pytest
 from app.context.memory import MemoryScope
 from app.context.memory.agents import MemoryAgentPolicy
 from app.context.memory.index import rebuild_index
-from app.context.memory.index_line import MAX_INDEX_LINE_CHARS
+from app.context.memory.index import MAX_INDEX_LINE_CHARS
 from app.context.memory.paths import TeamMemoryRootSecurityError
 from app.context.memory.secrets import has_openai_marker_key, has_private_key_block
 from app.context.memory.secrets import SECRET_RULES

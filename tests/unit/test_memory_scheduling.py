@@ -36,7 +36,7 @@ from app.context.memory.lock import (
     remove_lock,
 )
 from app.context.memory.meta import MemoryMeta, read_meta, write_meta
-from app.context.memory.session_count import count_sessions_since
+from app.context.memory.gates import count_sessions_since
 from app.core.history import Message
 from tests.unit.memory_support import DAY, NOW
 

@@ -45,7 +45,7 @@ from app.context.memory.index import (
     assemble_index,
     rebuild_index,
 )
-from app.context.memory.index_line import encode_index_path_target, sanitize_index_field
+from app.context.memory.index import encode_index_path_target, sanitize_index_field
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType
 from app.context.memory.lock import (
     LockState,
@@ -80,7 +80,7 @@ from app.context.memory.recall import (
 )
 from app.context.memory.recall_task import RecallTask
 from app.context.memory.secrets import SecretFinding, scan, scan_for_secrets
-from app.context.memory.session_count import count_sessions_since
+from app.context.memory.gates import count_sessions_since
 from app.context.memory.store import MemoryPathError, MemoryStore, MemoryStoreError
 
 __all__ = [

@@ -33,7 +33,7 @@ from app.context.memory.secrets import describe_findings
 from app.context.memory.recall import plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.reminder import recall_reminder
-from app.context.memory.session_count import count_sessions_since
+from app.context.memory.gates import count_sessions_since
 from app.context.memory.store import MemoryStore
 from app.context.memory.touched import touched_topics_from_file_paths
 from app.context.memory.writes import written_path
