@@ -264,7 +264,7 @@ def _forget(args: argparse.Namespace, paths: Paths) -> int:
         apply_forget,
         select_forget_candidates,
     )
-    from app.context.memory.forget_preview import describe_item, forget_preview
+    from app.context.memory.forget import describe_item, forget_preview
 
     settings = settings_for_cli(paths)
     if settings is None:

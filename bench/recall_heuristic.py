@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.kinds import MemoryType
-from app.context.memory.query_tokens import CJK_RUN, WORD_RUN, normalize_text
+from app.context.memory.terms import CJK_RUN, WORD_RUN, normalize_text
 
 TITLE_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 3, 1
 MAX_TYPE_BOOST = 2

@@ -13,7 +13,7 @@ from app.context.memory.age import (
     memory_freshness_note,
     memory_freshness_text,
 )
-from app.context.memory.cursor import (
+from app.context.memory.statefile import (
     ExtractCursor,
     ExtractionStart,
     cursor_after_run,
@@ -56,7 +56,7 @@ from app.context.memory.lock import (
     lock_status,
     remove_lock,
 )
-from app.context.memory.meta import MemoryMeta, read_meta, write_meta
+from app.context.memory.statefile import MemoryMeta, read_meta, write_meta
 from app.context.memory.paths import (
     MemoryPaths,
     TeamMemoryRootSecurityError,

@@ -19,14 +19,14 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
-from app.context.memory.cursor import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
+from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.forget import ForgetResult, ForgetSelection, apply_forget, select_forget_candidates
 from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
 from app.context.memory.index import rebuild_index
 from app.context.memory.kinds import MemoryScope
 from app.context.memory.lock import acquire_lock, clear_stale_lock, inspect_lock, remove_lock
-from app.context.memory.meta import read_meta, write_meta
+from app.context.memory.statefile import read_meta, write_meta
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.secrets import describe_findings
