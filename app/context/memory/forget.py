@@ -17,7 +17,6 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -32,6 +31,7 @@ from app.context.memory.store import MemoryStore
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query
+from app.templates import package_template
 
 
 log = logging.getLogger(__name__)
@@ -241,7 +241,7 @@ def _one_line(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _system_template() -> str:
-    return resources.files("app.context.memory").joinpath("templates", "forget_selector.md").read_text(encoding="utf-8").strip()
+    return package_template("app.context.memory", "forget_selector").strip()
 
 
 @dataclass(frozen=True)

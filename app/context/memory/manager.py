@@ -458,6 +458,6 @@ def _memories(count: int) -> str:
 
 
 def _template(name: str) -> str:
-    from importlib import resources
+    from app.templates import package_template
 
-    return resources.files("app.context.memory").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")
+    return package_template("app.context.memory", name)
