@@ -21,6 +21,7 @@ every file is listed, and a directory past MAX_SCAN_DEPTH is named in
 
 from __future__ import annotations
 
+import atexit
 import hashlib
 import heapq
 import json
@@ -265,8 +266,10 @@ def _drop(key: tuple[str, str, str]) -> None:
 def _note_dirty(key: tuple[str, str, str], real_root: str, scope: MemoryScope, current: dict[str, tuple[_Stamp, MemoryEntry]], count: int) -> None:
     _dirty[key] = _dirty.get(key, 0) + count
     # Writing tens of megabytes holds the interpreter for a while: a few edits wait for the next
-    # save (a new process re-reads just those files), many changes or a first listing go now.
-    if _dirty[key] >= SAVE_AFTER_CHANGES or time.monotonic() - _last_save.get(key, -1e9) >= SAVE_INTERVAL_SECONDS:
+    # save (a new process re-reads just those files), many changes or a first listing go now. A
+    # watched (interactive) session saves the few edits when it exits instead of every minute.
+    interval_due = not _watching and time.monotonic() - _last_save.get(key, -1e9) >= SAVE_INTERVAL_SECONDS
+    if _dirty[key] >= SAVE_AFTER_CHANGES or key not in _last_save or interval_due:
         _dirty[key] = 0
         _last_save[key] = time.monotonic()
         _save_cache_file(real_root, scope, current)
@@ -412,8 +415,6 @@ _pending_saves: dict[str, tuple[str, dict[str, tuple[_Stamp, MemoryEntry]]]] = {
 
 
 def _save_loop(target: Path) -> None:
-    from app.fsutil import atomic_write_text
-
     while True:
         with _save_lock:
             job = _pending_saves.get(str(target))
@@ -421,29 +422,47 @@ def _save_loop(target: Path) -> None:
                 return
             _pending_saves[str(target)] = None  # type: ignore[assignment]  # taken; a newer one may arrive
         real_root, current = job
-        rows = []
-        for path, (stamp, e) in current.items():
-            d = e.document
-            fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
-            t = e.terms
-            terms = [*t.fields, *t.lengths] if t is not None else None  # type: ignore[attr-defined]
-            rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
-                         [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)],
-                         terms])
-        try:
-            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-            payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
-            # orjson writes 45 MB in 0.18 s where json takes 0.8 s, and a save shares the interpreter
-            # with the turn; reading stays with json, which decodes these rows faster (bench/memory_scale.py).
-            import orjson
-
-            atomic_write_text(target, orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode("utf-8"), mode=0o600)
-        except (OSError, TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
-            pass  # the cache is an optimisation; listing never fails for it
+        _write_cache(target, real_root, current)
         with _save_lock:
             if _pending_saves.get(str(target)) is None:
                 _pending_saves.pop(str(target), None)
                 return
+
+
+def _write_cache(target: Path, real_root: str, current: dict[str, tuple[_Stamp, MemoryEntry]]) -> None:
+    from app.fsutil import atomic_write_text
+
+    rows = []
+    for path, (stamp, e) in current.items():
+        d = e.document
+        fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
+        t = e.terms
+        terms = [*t.fields, *t.lengths] if t is not None else None  # type: ignore[attr-defined]
+        rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
+                     [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)],
+                     terms])
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
+        # orjson writes 45 MB in 0.18 s where json takes 0.8 s, and a save shares the interpreter
+        # with the turn; reading stays with json, which decodes these rows faster (bench/memory_scale.py).
+        import orjson
+
+        atomic_write_text(target, orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode("utf-8"), mode=0o600)
+    except (OSError, TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
+        pass  # the cache is an optimisation; listing never fails for it
+
+
+@atexit.register
+def save_unsaved_edits() -> None:
+    """At exit, save the scopes whose few edits were left for later (see _note_dirty)."""
+    if not _watching:
+        return  # only a watched session leaves edits for later
+    for key, count in list(_dirty.items()):
+        state = _states.get(key)
+        if count and state is not None:
+            _dirty[key] = 0
+            _write_cache(cache_file(key[1], MemoryScope(key[2])), key[1], dict(state.current))
 
 
 def wait_for_cache_saves(timeout: float = 10.0) -> None:

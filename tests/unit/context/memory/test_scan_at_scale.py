@@ -184,3 +184,20 @@ def test_a_write_relists_only_its_own_directory(store: MemoryStore, monkeypatch:
     assert all(e is before[e.rel_path] for e in after if e.rel_path != "project/new.md")  # unchanged entries reused
     (root / "project" / "old.md").unlink()
     assert "project/old.md" not in [e.rel_path for e in store.list(MemoryScope.PROJECT)]
+
+
+def test_a_watched_session_saves_its_few_edits_at_exit(store: MemoryStore) -> None:
+    import json
+
+    root = store.paths.project_root
+    _seed(root, 5)
+    _watched(store)
+    scan_module.wait_for_cache_saves()
+    target = scan_module.cache_file(os.path.realpath(root), MemoryScope.PROJECT)
+    atomic_write_text(root / "project" / "late.md", memory_text("Late", "written late in the session", "project", "z"))
+    assert "project/late.md" in [e.rel_path for e in store.list(MemoryScope.PROJECT)]
+    scan_module.wait_for_cache_saves()
+    saved = lambda: [row[1] for row in json.loads(target.read_text(encoding="utf-8"))["entries"]]  # noqa: E731
+    assert "project/late.md" not in saved()  # one edit does not rewrite the whole cache file mid-session
+    scan_module.save_unsaved_edits()  # what the interpreter runs at exit
+    assert "project/late.md" in saved()
