@@ -126,6 +126,8 @@ def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, s
         cached = {id(e) for _, e in current.values()}
         volatile = {str(e.path): _Found(str(e.path), e.rel_path, os.path.islink(e.path)) for e in entries if id(e) not in cached}
     _notes[real_root] = notes
+    if state is None and not changed and current and current.keys() == previous.keys():
+        _last_save.setdefault(key, time.monotonic())  # the cache file on disk is this listing: nothing to save yet
     if changed or current.keys() != previous.keys():
         _note_dirty(key, real_root, scope, current, _changed_count(previous, current) if changed else max(1, abs(len(current) - len(previous))))
     if state is not None and not changed and not volatile and not state.volatile and len(state.entries) == len(entries) and current.keys() == previous.keys():
