@@ -16,7 +16,7 @@ from dataclasses import dataclass
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.kinds import MemoryType
-from app.context.memory.query_tokens import CJK_RUN, WORD_RUN, normalize_text
+from app.context.memory.terms import CJK_RUN, WORD_RUN, normalize_text
 
 TITLE_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 3, 1
 MAX_TYPE_BOOST = 2
@@ -62,11 +62,6 @@ def rank_memories(tokens: Sequence[str], entries: Sequence[MemoryEntry]) -> list
     scored = [ScoredMemory(entry, score_memory(tokens, entry), order) for order, entry in enumerate(entries)]
     scored.sort(key=lambda s: (-s.score, -s.entry.mtime, s.order))
     return scored
-
-
-def relevant_memories(tokens: Sequence[str], entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
-    """The entries that share anything with the query, best first."""
-    return [s.entry for s in rank_memories(tokens, entries) if s.score > 0]
 
 
 MIN_WORD_TOKEN_CHARS = 3

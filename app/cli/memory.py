@@ -267,7 +267,7 @@ def _forget(args: argparse.Namespace, paths: Paths) -> int:
         select_forget_candidates,
     )
     from app.cli.settings import settings_for
-    from app.context.memory.forget_preview import describe_item, forget_preview
+    from app.context.memory.forget import describe_item, forget_preview
 
     settings = settings_for(paths)
     store = MemoryStore(_mem(paths))

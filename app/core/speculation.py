@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field, replace
-from importlib import resources
 from typing import TYPE_CHECKING, Any
 
 from app.core.events import Event, TurnFailed, TurnFinished
@@ -19,6 +18,7 @@ from app.core.llm.side_query import side_query
 from app.core.overlay import OverlayChange, OverlayConflict, OverlayFileSystem, remove_stale_shadows
 from app.core.tools.base import Tool, ToolKind
 from app.core.tools.permissions import PermissionDecision
+from app.templates import package_template
 
 if TYPE_CHECKING:
     from app.context.request import AssembledRequest
@@ -34,7 +34,7 @@ RECENT_MESSAGES = 8
 
 
 def _template(name: str) -> str:
-    return resources.files("app.core").joinpath("prompts", f"{name}.md").read_text(encoding="utf-8").strip()
+    return package_template("app.core", name, folder="prompts").strip()
 
 
 def _recent_dialog(history: list[Message]) -> str:

@@ -340,6 +340,8 @@ class AgentctxApp(App[int]):
             self.context_map.clear()
         else:
             self.context_map.show_request(message.request, reported=message.reported)
+            if message.sent:
+                self.gauge.show_recall(message.request)
 
     def on_map_streaming(self, message: MapStreaming) -> None:
         self.context_map.set_streaming(message.tokens)

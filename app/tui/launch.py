@@ -23,6 +23,9 @@ def run_tui(
         settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
         settings.suggestions.enabled = False
         settings.sessions.auto_title = settings.sessions.recap_on_resume = False
+    from app.context.memory.scan import watch_scopes
+
+    watch_scopes(True)  # an interactive session re-reads only the memory files that changed
     app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest)
     result = app.run()
     return int(result or 0)

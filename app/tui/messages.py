@@ -74,6 +74,7 @@ class MapChanged(Message):
 
     request: AssembledRequest | None
     reported: int | None = None
+    sent: bool = False  # the request a turn sends (not an estimate): the gauge says what it recalled
 
 
 @dataclass

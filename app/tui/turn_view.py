@@ -128,7 +128,7 @@ class TurnView:
         host = self.host
         if isinstance(event, ContextAssembled) and event.request is not None:
             self.streamed = ""
-            host.post_message(MapChanged(event.request))
+            host.post_message(MapChanged(event.request, sent=True))
             host.post_message(gate_tokens(host, event.request.total_tokens))
         elif isinstance(event, (ContextWarning, CompactionPending, CompactionStarted, CompactionFinished, MicroCompacted)):
             self._last_state = None  # the compaction controller writes the status line meanwhile

@@ -17,10 +17,10 @@ import pytest
 from app.context.memory import MemoryScope
 from app.context.memory.agents import MemoryAgentPolicy
 from app.context.memory.index import rebuild_index
-from app.context.memory.index_line import MAX_INDEX_LINE_CHARS
+from app.context.memory.index import MAX_INDEX_LINE_CHARS
 from app.context.memory.paths import TeamMemoryRootSecurityError
-from app.context.memory.secret_matchers import has_openai_marker_key, has_private_key_block
-from app.context.memory.secret_rules import SECRET_RULES
+from app.context.memory.secrets import has_openai_marker_key, has_private_key_block
+from app.context.memory.secrets import SECRET_RULES
 from app.context.memory.secrets import scan
 from app.context.memory.textunits import utf16_len
 from app.core.events import ToolCallFinished, TurnFinished

@@ -24,7 +24,7 @@ from app.context.instructions.imports import find_imports, process_imports
 from app.context.instructions.rules import load_rules
 from app.context.memory.document import parse_memory_text, render_memory
 from app.context.memory.index import MAX_INDEX_BYTES, MAX_INDEX_LINES, IndexLine, assemble_index, rebuild_index
-from app.context.memory.index_line import (
+from app.context.memory.index import (
     MAX_INDEX_FIELD_CHARS,
     MAX_INDEX_LINE_CHARS,
     encode_index_path_target,

@@ -13,11 +13,11 @@ import re
 from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
-from importlib import resources
 
 from app.core.history import Message
 from app.core.llm.provider import Provider
 from app.core.llm.types import ChatRequest, FinishPiece, ReasoningPiece, TextPiece, UsagePiece
+from app.templates import package_template
 
 MAX_OUTPUT_TOKENS = 20_000
 MAX_FOCUS_CHARS = 2_000
@@ -52,7 +52,7 @@ class CompressionStatus(IntEnum):
 
 @lru_cache(maxsize=None)
 def template(name: str) -> str:
-    return resources.files("app.context.compaction").joinpath("templates", f"{name}.md").read_text(encoding="utf-8").strip()
+    return package_template("app.context.compaction", name).strip()
 
 
 def strip_analysis_block(text: str) -> str:

@@ -13,7 +13,7 @@ from app.context.memory.age import (
     memory_freshness_note,
     memory_freshness_text,
 )
-from app.context.memory.cursor import (
+from app.context.memory.statefile import (
     ExtractCursor,
     ExtractionStart,
     cursor_after_run,
@@ -38,14 +38,14 @@ from app.context.memory.gates import (
     DreamSkipReason,
     evaluate_dream_gates,
 )
-from app.context.memory.guard import SecretsInTeamMemoryError, check_team_memory_secrets
+from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets
 from app.context.memory.index import (
     IndexText,
     IndexWrite,
     assemble_index,
     rebuild_index,
 )
-from app.context.memory.index_line import encode_index_path_target, sanitize_index_field
+from app.context.memory.index import encode_index_path_target, sanitize_index_field
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType
 from app.context.memory.lock import (
     LockState,
@@ -56,7 +56,7 @@ from app.context.memory.lock import (
     lock_status,
     remove_lock,
 )
-from app.context.memory.meta import MemoryMeta, read_meta, write_meta
+from app.context.memory.statefile import MemoryMeta, read_meta, write_meta
 from app.context.memory.paths import (
     MemoryPaths,
     TeamMemoryRootSecurityError,
@@ -80,7 +80,7 @@ from app.context.memory.recall import (
 )
 from app.context.memory.recall_task import RecallTask
 from app.context.memory.secrets import SecretFinding, scan, scan_for_secrets
-from app.context.memory.session_count import count_sessions_since
+from app.context.memory.gates import count_sessions_since
 from app.context.memory.store import MemoryPathError, MemoryStore, MemoryStoreError
 
 __all__ = [

@@ -3,6 +3,11 @@
 The two steps are separate so the person can confirm in between: selection
 returns candidates with their paths and deletes nothing; apply_forget deletes
 (or rewrites, for one bullet of several) and rebuilds the indexes.
+
+What a confirmed forget will do to each file: delete it, or take some of its entries out.
+
+The person confirms exactly this, so it follows apply_forget's own rule: a file
+loses only the chosen bullets while others remain, and goes whole otherwise.
 """
 
 from __future__ import annotations
@@ -12,7 +17,6 @@ import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
-from importlib import resources
 from pathlib import Path
 from string import Template
 from typing import Any
@@ -22,15 +26,16 @@ from app.context.memory.document import render_with_frontmatter
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.index import rebuild_index
 from app.context.memory.kinds import MemoryScope
-from app.context.memory.meta import read_meta, write_meta
+from app.context.memory.statefile import read_meta, write_meta
 from app.context.memory.store import MemoryStore
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query
+from app.templates import package_template
+
 
 log = logging.getLogger(__name__)
 
-FORGET_SELECTION_PURPOSE = "auto-memory-forget-selection"
 FORGET_TIMEOUT_SECONDS = 8.0
 DEFAULT_FORGET_LIMIT = 5
 FORGET_SCHEMA: dict[str, Any] = {
@@ -236,4 +241,42 @@ def _one_line(text: str) -> str:
 
 @lru_cache(maxsize=1)
 def _system_template() -> str:
-    return resources.files("app.context.memory").joinpath("templates", "forget_selector.md").read_text(encoding="utf-8").strip()
+    return package_template("app.context.memory", "forget_selector").strip()
+
+
+@dataclass(frozen=True)
+class ForgetPreviewItem:
+    entry: MemoryEntry
+    whole_file: bool
+    removed: tuple[str, ...] = ()  # the bullets' first lines, when the file stays
+    total: int = 0  # how many entries the file holds
+
+    @property
+    def path(self) -> Path:
+        return self.entry.path
+
+
+def forget_preview(candidates: Sequence[ForgetCandidate]) -> list[ForgetPreviewItem]:
+    by_file: dict[Path, list[ForgetCandidate]] = {}
+    for candidate in candidates:
+        by_file.setdefault(candidate.path, []).append(candidate)
+    return [_item(chosen) for chosen in by_file.values()]
+
+
+def _item(chosen: list[ForgetCandidate]) -> ForgetPreviewItem:
+    entry = chosen[0].entry
+    if any(c.bullet is None for c in chosen) or entry.document.frontmatter_text is None:
+        return ForgetPreviewItem(entry, whole_file=True)
+    wanted = {c.summary.strip().lower() for c in chosen}
+    bullets = bullet_entries(entry.body)
+    if all(b.summary.lower() in wanted for b in bullets):
+        return ForgetPreviewItem(entry, whole_file=True)
+    return ForgetPreviewItem(entry, whole_file=False, removed=tuple(c.summary for c in chosen), total=len(bullets))
+
+
+def describe_item(item: ForgetPreviewItem, shown_path: str) -> str:
+    """``<path> — the whole file`` or ``<path> — 1 of its 3 entries (the file stays): “...”``."""
+    if item.whole_file:
+        return f"{shown_path} — the whole file"
+    quoted = ", ".join(f"“{summary}”" for summary in item.removed)
+    return f"{shown_path} — {len(item.removed)} of its {item.total} entries (the file stays): {quoted}"

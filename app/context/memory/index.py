@@ -11,12 +11,30 @@ in the program's own format is updated when its memory's title or description
 changed; memories no line links to get a line at the end. The only line
 removed is the one for a file the program itself just removed (a forget, a
 dream's merge). An index over the limits is never cut: the prompt loads its
-head with a warning (see prompt_index.py).
+head with a warning, and new memories, whose lines land below that head, are
+counted and named in it and still recalled by content (see the end of this module).
 
 The team index is committed, so it must come out byte-identical on every
 machine: lines sort by code unit, memories with the same description share one
 line, an unchanged index is not rewritten (no empty commits), and its root must
 not be a symlink or lead outside the repository.
+
+Its lines, first: one pointer line of a MEMORY.md index is ``- [<title>](<encodedRelPath>) — <description>``.
+
+Titles and descriptions come from files anyone (or any model) may have written,
+and team indexes are committed and read into every collaborator's prompt, so
+fields are cleaned of anything that could smuggle instructions or break the
+Markdown, and link targets are percent-encoded (decoding gives back the exact
+relative path, so the link always leads to the real file).
+
+Last, the index as it is shown in the system prompt: within 200 lines and
+25,000 characters, with a warning when it had to be cut.
+
+An index past its limits is never rewritten (a person may have written it), so
+the links the rebuild appends for new memories land below the loaded head.
+Those memories stay reachable: recall ranks every memory file by its content,
+not by the index, and the warning (here and in the memory panel) says how many
+memories are linked only below the head and names the first few.
 """
 
 from __future__ import annotations
@@ -24,24 +42,80 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from urllib.parse import unquote
 from dataclasses import dataclass, field
+from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from urllib.parse import unquote
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.index_line import (
-    INDEX_SEPARATOR,
-    encode_index_path_target,
-    index_line,
-    limit_index_line,
-)
 from app.context.memory.kinds import MemoryScope
 from app.context.memory.paths import MemoryPaths, check_team_root
 from app.context.memory.reading import read_text_no_follow
 from app.context.memory.scan import scan_scope
-from app.context.memory.textunits import utf16_len, utf16_sort_key
+from app.context.memory.textunits import truncate_with_ellipsis, utf16_len, utf16_prefix, utf16_sort_key
 from app.fsutil import atomic_write_text
 from app.paths import ensure_private_dir
+
+
+MAX_INDEX_LINE_CHARS = 150
+MAX_INDEX_FIELD_CHARS = 120
+MAX_INDEX_PATH_CODE_POINTS = 120
+INDEX_SEPARATOR = " \u2014 "  # space, em dash, space
+
+_CONTROL = re.compile(r"[\u0000-\u001f\u007f-\u009f]")
+# Zero-width characters, bidirectional overrides and isolates, the byte-order mark.
+_INVISIBLE = re.compile(r"[\u200b-\u200f\u202a-\u202e\u2066-\u2069\ufeff]")
+_WHITESPACE = re.compile(r"\s+")
+_UNRESERVED = frozenset("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789._~-/")
+
+
+def sanitize_index_field(value: str) -> str:
+    """A title or description made safe for one index line, in six steps (the order matters)."""
+    value = _CONTROL.sub(" ", value)
+    value = _INVISIBLE.sub("", value)
+    value = value.replace("`", "'")
+    value = value.replace("](", "] (")
+    value = _WHITESPACE.sub(" ", value).strip()
+    return truncate_with_ellipsis(value, MAX_INDEX_FIELD_CHARS)
+
+
+def clean_index_text(line: str) -> str:
+    """A whole index line read back from disk, without control or invisible characters (the size limits of
+    the whole index still apply when it enters the prompt)."""
+    return _INVISIBLE.sub("", _CONTROL.sub(" ", line))
+
+
+def encode_index_path_target(rel_path: str) -> str:
+    """The first 120 code points of ``rel_path``, every byte outside ``[A-Za-z0-9._~-/]``
+    written as ``%XX`` (upper case) of its UTF-8 encoding."""
+    pieces: list[str] = []
+    for char in rel_path[:MAX_INDEX_PATH_CODE_POINTS]:
+        if char in _UNRESERVED:
+            pieces.append(char)
+        else:
+            pieces.extend(f"%{byte:02X}" for byte in _utf8(char))
+    return "".join(pieces)
+
+
+def index_line(title: str, rel_path: str, description: str, fallback: str) -> str:
+    """The full line before the length limit; ``fallback`` (the type) stands in for an empty field."""
+    shown_title = sanitize_index_field(title) or fallback
+    shown_description = sanitize_index_field(description) or fallback
+    return f"- [{shown_title}]({encode_index_path_target(rel_path)}){INDEX_SEPARATOR}{shown_description}"
+
+
+def limit_index_line(line: str) -> str:
+    return truncate_with_ellipsis(line, MAX_INDEX_LINE_CHARS)
+
+
+def _utf8(char: str) -> bytes:
+    # File names that are not valid UTF-8 reach Python as lone surrogates
+    # (surrogateescape); encoding them back gives the file's real bytes.
+    try:
+        return char.encode("utf-8", "surrogateescape")
+    except UnicodeEncodeError:
+        return char.encode("utf-8", "surrogatepass")
+
 
 MAX_INDEX_LINES = 200
 MAX_INDEX_BYTES = 25_000  # measured in UTF-16 code units, like every index limit
@@ -201,7 +275,6 @@ def merge_index(existing: str, lines: Sequence[IndexLine], root: Path, removed: 
 
 def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
     """What the memory panel flags about a scope's MEMORY.md: links to missing files, size past the limits."""
-    from app.context.memory.prompt_index import index_cut_reason
 
     scope = MemoryScope(scope)
     root, target = paths.root(scope), paths.index_file(scope)
@@ -218,6 +291,9 @@ def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
     if count > MAX_INDEX_LINES or size > MAX_INDEX_BYTES:
         reason = index_cut_reason(count, size, over_lines=count > MAX_INDEX_LINES, over_size=size > MAX_INDEX_BYTES)
         problems.append(f"{target.name} is {reason}: only its head is loaded into the prompt; move detail into topic files")
+        below = links_below_head(text)
+        if below:
+            problems.append(past_head_note(below))
     return problems
 
 
@@ -262,3 +338,75 @@ def _joined_size(lines: Sequence[IndexLine]) -> int:
         return 0
     return sum(utf16_len(line.text) for line in lines) + len(lines) - 1
 
+
+EMPTY_INDEX_TEXT = "Your MEMORY.md is currently empty. When you save new memories, they will appear here."
+
+
+def index_for_prompt(content: str) -> str:
+    """The trimmed index, cut to the limits (at a line end) with a warning, or the empty-index sentence."""
+    trimmed = content.strip()
+    if not trimmed:
+        return EMPTY_INDEX_TEXT
+    lines = trimmed.split("\n")
+    size = utf16_len(trimmed)
+    over_lines, over_size = len(lines) > MAX_INDEX_LINES, size > MAX_INDEX_BYTES
+    if not over_lines and not over_size:
+        return trimmed
+    text = loaded_head(trimmed)
+    reason = index_cut_reason(len(lines), size, over_lines=over_lines, over_size=over_size)
+    warning = (
+        f"{text}\n\n> WARNING: MEMORY.md is {reason}. Only part of it was loaded. "
+        "Keep index entries to one line under ~200 chars; move detail into topic files."
+    )
+    below = links_below_head(trimmed)
+    return f"{warning}\n> {past_head_note(below)}" if below else warning
+
+
+def loaded_head(trimmed: str) -> str:
+    """The part of a (trimmed) index the prompt loads: 200 lines, then 25,000 code units at a line end."""
+    lines = trimmed.split("\n")
+    text = "\n".join(lines[:MAX_INDEX_LINES]) if len(lines) > MAX_INDEX_LINES else trimmed
+    if utf16_len(text) > MAX_INDEX_BYTES:
+        head = utf16_prefix(text, MAX_INDEX_BYTES)
+        cut = head.rfind("\n")
+        text = head[:cut] if cut > 0 else head
+    return text
+
+
+def links_below_head(content: str) -> list[str]:
+    """The memories (relative paths) an index links to only below the part the prompt loads."""
+    trimmed = content.strip()
+    head = loaded_head(trimmed)
+    if len(head) == len(trimmed):
+        return []
+    in_head = {target for line in head.split("\n") for target in link_targets(line)}
+    below: dict[str, None] = {}
+    for line in trimmed[len(head):].split("\n"):
+        for target in link_targets(line):
+            if target not in in_head:
+                below[target] = None
+    return list(below)
+
+
+MAX_NAMED_BELOW = 3
+
+
+def past_head_note(below: list[str]) -> str:
+    """What the prompt and the panel say about memories linked only below the loaded head."""
+    named = ", ".join(below[:MAX_NAMED_BELOW]) + (f" and {len(below) - MAX_NAMED_BELOW} more" if len(below) > MAX_NAMED_BELOW else "")
+    count = f"{len(below)} memory is" if len(below) == 1 else f"{len(below)} memories are"
+    return f"{count} linked only below the loaded part ({named}); recall still finds them by their content."
+
+
+def index_cut_reason(line_count: int, size: int, *, over_lines: bool, over_size: bool) -> str:
+    kilobytes = _one_decimal(size / 1024)
+    if over_lines and over_size:
+        return f"{line_count} lines and {kilobytes} KB"
+    if over_lines:
+        return f"{line_count} lines (limit: {MAX_INDEX_LINES})"
+    return f"{kilobytes} KB (limit: {_one_decimal(MAX_INDEX_BYTES / 1024)} KB) \u2014 index entries are too long"
+
+
+def _one_decimal(value: float) -> str:
+    # JavaScript's toFixed rounds an exact half up (0.25 -> "0.3"); Python's format rounds to even.
+    return str(Decimal(value).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP))

@@ -23,7 +23,6 @@ class MemoryScope(StrEnum):
 
 
 AUTO_MEMORY_TYPES: tuple[str, ...] = tuple(t.value for t in MemoryType)
-AUTO_MEMORY_SCOPES: tuple[str, ...] = tuple(s.value for s in MemoryScope)
 AUTO_MEMORY_SCHEMA_VERSION = 1
 
 

@@ -8,11 +8,14 @@ process may have cleared the same stale lock and taken a fresh one, which the
 delete would then remove: two dreams at once. So looking, clearing and taking
 happen under an flock on a file beside the lock (``<lock>.guard``), which the
 kernel releases when its holder dies: the guard itself can never go stale.
+
+``fcntl`` exists only on POSIX: it is imported when the guard is first taken,
+and Windows takes the same kind of lock with ``msvcrt.locking`` (also released
+when the holder dies), so importing the runtime never fails for it.
 """
 
 from __future__ import annotations
 
-import fcntl
 import os
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -110,10 +113,29 @@ def _guarded(path: Path) -> Iterator[None]:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd = os.open(path.with_name(path.name + ".guard"), os.O_RDWR | os.O_CREAT, 0o644)
     try:
-        fcntl.flock(fd, fcntl.LOCK_EX)
+        _lock_exclusive(fd)
         yield
     finally:
-        os.close(fd)  # closing drops the flock
+        os.close(fd)  # closing drops the lock
+
+
+def _lock_exclusive(fd: int) -> None:
+    """Block until this process holds the exclusive lock on ``fd``."""
+    try:
+        import fcntl
+    except ImportError:
+        fcntl = None  # type: ignore[assignment]
+    if fcntl is not None:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        return
+    import msvcrt  # Windows: lock the file's first byte; LK_LOCK retries for ten seconds, so loop
+
+    while True:
+        try:
+            msvcrt.locking(fd, msvcrt.LK_LOCK, 1)  # type: ignore[attr-defined]
+            return
+        except OSError:
+            continue
 
 
 def remove_lock(path: Path) -> bool:

@@ -19,14 +19,14 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
-from app.context.memory.cursor import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
+from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.forget import ForgetResult, ForgetSelection, apply_forget, select_forget_candidates
 from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
 from app.context.memory.index import rebuild_index
 from app.context.memory.kinds import MemoryScope
 from app.context.memory.lock import acquire_lock, clear_stale_lock, inspect_lock, remove_lock
-from app.context.memory.meta import read_meta, write_meta
+from app.context.memory.statefile import read_meta, write_meta
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.secrets import describe_findings
@@ -34,7 +34,7 @@ from app.context.memory.semantic import semantic_from_setting, warm_up
 from app.context.memory.recall import list_recall_candidates, plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.reminder import recall_reminder
-from app.context.memory.session_count import count_sessions_since
+from app.context.memory.gates import count_sessions_since
 from app.context.memory.store import MemoryStore
 from app.context.memory.touched import touched_topics_from_file_paths
 from app.context.memory.writes import written_path
@@ -200,13 +200,6 @@ class MemoryManager:
         self.recalled.append(delivery)
         self._changed()
         return recall_reminder(entries, self.clock(), how=delivery.how)
-
-    async def wait_recall(self) -> str | None:
-        """For callers that can wait (tests): the reminder once both recall paths have settled."""
-        if self._recall is None:
-            return None
-        await self._recall.settle(1, wait_for_selector=True)
-        return self.take_recall()
 
     # -- hooks into the main agent -------------------------------------------------------------------
 
@@ -471,6 +464,6 @@ def _memories(count: int) -> str:
 
 
 def _template(name: str) -> str:
-    from importlib import resources
+    from app.templates import package_template
 
-    return resources.files("app.context.memory").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")
+    return package_template("app.context.memory", name)

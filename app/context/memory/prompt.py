@@ -9,12 +9,10 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
-from functools import cache
-from importlib import resources
 from pathlib import Path
 from string import Template
 
-from app.context.memory.index_line import clean_index_text
+from app.context.memory.index import clean_index_text
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import (
     INDEX_FILENAME,
@@ -22,10 +20,11 @@ from app.context.memory.paths import (
     TeamMemoryRootSecurityError,
     check_team_root,
 )
-from app.context.memory.prompt_index import index_for_prompt
+from app.context.memory.index import index_for_prompt
 from app.context.memory.reading import read_text_no_follow
 from app.context.memory.secrets import SecretFinding
 from app.context.memory.untrusted import clean_for_prompt, fence_repository_text
+from app.templates import package_template
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four")
 SEPARATOR = "\n\n---\n\n"
@@ -140,6 +139,5 @@ def _team_root_is_safe(paths: MemoryPaths) -> bool:
     return True
 
 
-@cache
 def _template(name: str) -> str:
-    return resources.files("app.context.memory").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")
+    return package_template("app.context.memory", name)

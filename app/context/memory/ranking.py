@@ -24,7 +24,7 @@ import heapq
 import math
 import threading
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from app.context.memory.entry import MemoryEntry
@@ -40,21 +40,31 @@ MAX_INDEXED_BODY_CHARS = 4000
 # Tuned on the recall set in bench/recall_eval.py (its own generated memories, no public benchmark).
 MIN_COVERAGE = 0.25
 RELATIVE_CUTOFF = 0.4
+# Postings are recomputed when an average field length drifts this far from the one they used.
+MAX_DRIFT = 0.01
+# A sync that tokenised this many memories saves them to the scopes' cache files.
+SAVE_TERMS_AFTER = 50
 
 
 @dataclass(frozen=True)
 class DocTerms:
     """One memory's term frequencies per field and the fields' lengths in terms."""
 
-    fields: tuple[Counter[str], Counter[str], Counter[str]]
+    fields: tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]
     lengths: tuple[int, int, int]
 
 
 def doc_terms(entry: MemoryEntry) -> DocTerms:
+    """The entry's terms: kept on the entry once computed (a cache slot, see MemoryEntry.terms)."""
+    known = entry.terms
+    if isinstance(known, DocTerms):
+        return known
     name = entry.rel_path.rsplit("/", 1)[-1].removesuffix(".md").replace("-", " ").replace("_", " ")
     texts = (f"{entry.title}\n{name}", entry.description, entry.body[:MAX_INDEXED_BODY_CHARS])
-    counters = tuple(Counter(document_terms(text)) for text in texts)
-    return DocTerms(counters, tuple(sum(c.values()) for c in counters))  # type: ignore[arg-type]
+    counters = tuple(dict(Counter(document_terms(text))) for text in texts)
+    terms = DocTerms(counters, tuple(sum(c.values()) for c in counters))  # type: ignore[arg-type]
+    object.__setattr__(entry, "terms", terms)  # the entry is immutable in every field that is compared
+    return terms
 
 
 @dataclass(frozen=True)
@@ -72,32 +82,75 @@ class Bm25fIndex:
         # Keyed by the entry's id: entries are immutable and held here, so an id stays theirs, and an
         # unchanged file's entry is the same object from one listing to the next.
         self._docs: dict[int, tuple[MemoryEntry, DocTerms]] = {}
-        self._postings: dict[str, dict[int, tuple[int, int, int]]] = {}
+        # term -> {doc key: its saturated, length-normalised frequency tf / (K1 + tf)}, computed with
+        # the average field lengths in _basis; a question then costs one multiply-add per posting.
+        self._postings: dict[str, dict[int, float]] = {}
         self._total = [0, 0, 0]
+        self._basis = (1.0, 1.0, 1.0)
+        self._version: tuple[object, ...] = ()
         self._lock = threading.Lock()
 
     def __len__(self) -> int:
         return len(self._docs)
 
     def sync(self, entries: Sequence[MemoryEntry]) -> None:
-        """Make the index hold exactly ``entries`` (same object = unchanged, not re-indexed)."""
-        wanted: dict[int, MemoryEntry] = {id(e): e for e in entries}
-        if len(wanted) == len(self._docs) and all(k in self._docs for k in wanted):
+        """Make the index hold exactly ``entries`` (same object = unchanged, not re-indexed). A
+        listing with the version this index was last synced to is known to hold the same entries."""
+        version = getattr(entries, "version", ())
+        if version and version == self._version:
             return
-        for key in [k for k in self._docs if k not in wanted]:
-            self._remove(key)
-        for key, entry in wanted.items():
-            if key not in self._docs:
-                self._add(key, entry)
+        wanted: dict[int, MemoryEntry] = {id(e): e for e in entries}
+        if not (len(wanted) == len(self._docs) and all(k in self._docs for k in wanted)):
+            for key in [k for k in self._docs if k not in wanted]:
+                self._remove(key)
+            tokenised = 0
+            added: list[int] = []
+            for key, entry in wanted.items():
+                if key not in self._docs:
+                    tokenised += entry.terms is None
+                    self._add(key, entry)
+                    added.append(key)
+            if not self._rebase_if_drifted():
+                for key in added:
+                    self._post(key, self._docs[key][1])
+            if tokenised >= SAVE_TERMS_AFTER:
+                from app.context.memory.scan import save_term_statistics  # scan reads DocTerms from here
+
+                save_term_statistics()
+        self._version = version
 
     def _add(self, key: int, entry: MemoryEntry) -> None:
         terms = doc_terms(entry)
         self._docs[key] = (entry, terms)
-        title, description, body = terms.fields
-        for term in set(title) | set(description) | set(body):
-            self._postings.setdefault(term, {})[key] = (title.get(term, 0), description.get(term, 0), body.get(term, 0))
         for field in range(3):
             self._total[field] += terms.lengths[field]
+
+    def _post(self, key: int, terms: DocTerms) -> None:
+        title, description, body = terms.fields
+        norms = [1 - B[f] + B[f] * terms.lengths[f] / self._basis[f] for f in range(3)]
+        postings = self._postings
+        for term in set(title) | set(description) | set(body):
+            tf = WEIGHTS[0] * title.get(term, 0) / norms[0] + WEIGHTS[1] * description.get(term, 0) / norms[1] + WEIGHTS[2] * body.get(term, 0) / norms[2]
+            posting = postings.get(term)
+            if posting is None:
+                postings[term] = posting = {}
+            posting[key] = tf / (K1 + tf)
+
+    def _averages(self) -> tuple[float, float, float]:
+        count = max(len(self._docs), 1)
+        return tuple(max(total / count, 1.0) for total in self._total)  # type: ignore[return-value]
+
+    def _rebase_if_drifted(self) -> bool:
+        """Recompute every posting when an average field length moved more than MAX_DRIFT from the
+        one they were computed with (adding one memory to 50,000 moves it by a fraction of that)."""
+        averages = self._averages()
+        if all(abs(a - b) <= MAX_DRIFT * b for a, b in zip(averages, self._basis)):
+            return False
+        self._basis = averages
+        self._postings = {}
+        for key, (_, terms) in self._docs.items():
+            self._post(key, terms)
+        return True
 
     def _remove(self, key: int) -> None:
         _, terms = self._docs.pop(key)
@@ -116,7 +169,6 @@ class Bm25fIndex:
         count = len(self._docs)
         if not count or not terms:
             return {}, 0.0
-        average = [max(total / count, 1.0) for total in self._total]
         scores: dict[int, float] = {}
         weight = 0.0
         for term in terms:
@@ -126,13 +178,12 @@ class Bm25fIndex:
             df = max(len(posting), 1)
             idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
             weight += idf
-            for key, frequencies in posting.items():
-                lengths = self._docs[key][1].lengths
-                tf = 0.0
-                for field in range(3):
-                    if frequencies[field]:
-                        tf += WEIGHTS[field] * frequencies[field] / (1 - B[field] + B[field] * lengths[field] / average[field])
-                scores[key] = scores.get(key, 0.0) + idf * tf / (K1 + tf)
+            if not scores:
+                scores = {key: idf * saturated for key, saturated in posting.items()}
+                continue
+            get = scores.get
+            for key, saturated in posting.items():
+                scores[key] = get(key, 0.0) + idf * saturated
         return scores, weight
 
 

@@ -29,6 +29,7 @@ from app.context.memory.selector import (
     build_selector_request,
     parse_selection,
 )
+from app.context.memory.scan import MemoryListing
 from app.context.memory.store import MemoryStore
 from app.context.memory.tool_filter import filter_active_tool_memories
 from app.core.llm.errors import LLMError
@@ -82,12 +83,33 @@ class RecallPlan:
 def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
     """The project's memories, then the person's. A user scope that cannot be read
     only costs its memories, never the project's."""
-    entries = store.list(MemoryScope.PROJECT)
+    project = store.list(MemoryScope.PROJECT)
     try:
-        entries += store.list(MemoryScope.USER)
+        user = store.list(MemoryScope.USER)
     except OSError as error:
         log.warning("user memories could not be listed: %s", error)
+        user = MemoryListing()
+    entries = MemoryListing(project + user)
+    # Same versions, same entries: recall then skips re-checking them (see ranking.Bm25fIndex.sync).
+    versions = (getattr(project, "version", ()), getattr(user, "version", ()))
+    entries.version = ("project+user", *versions) if all(versions) else ()
     return entries
+
+
+_usable: tuple[tuple[object, ...], MemoryListing] = ((), MemoryListing())
+
+
+def _usable_entries(entries: Sequence[MemoryEntry]) -> MemoryListing:
+    """The entries with a type (the rest are never recalled), kept for the listing's version."""
+    global _usable
+    version = getattr(entries, "version", ())
+    if version and _usable[0] == version:
+        return _usable[1]
+    usable = MemoryListing(e for e in entries if e.document.type is not None)
+    if version:
+        usable.version = ("usable", *version)
+        _usable = (version, usable)
+    return usable
 
 
 def plan_recall(
@@ -100,7 +122,7 @@ def plan_recall(
     semantic: SemanticRecall | None = None,
 ) -> RecallPlan:
     excluded = {str(path) for path in excluded_paths}
-    usable = [e for e in entries if e.usable and str(e.path) not in excluded] if excluded else [e for e in entries if e.document.type is not None]
+    usable = [e for e in entries if e.usable and str(e.path) not in excluded] if excluded else _usable_entries(entries)
     terms = query_terms(query, now)
     # The index holds every usable memory (so it stays the same from turn to turn); the filter of
     # memories about a just-used tool is applied to the ranked few, not to all 50,000.

@@ -197,8 +197,10 @@ class TurnRecall:
     def _deliver(self, entries: list[MemoryEntry], how: str) -> list[MemoryEntry] | None:
         if self._requests == 1 and self._carried:
             known = {str(e.path) for e in entries}
-            entries = entries + [e for e in self._carried if str(e.path) not in known]
-            entries = entries[:MAX_RELEVANT_DOCS]
+            carried = [e for e in self._carried if str(e.path) not in known]
+            if carried and entries and how == str(RecallStrategy.HEURISTIC):
+                how = f"{RecallStrategy.HEURISTIC}+{RecallStrategy.MODEL}"  # both paths chose what goes out
+            entries = (entries + carried)[:MAX_RELEVANT_DOCS]
             how = how or "model"
             self._carried = []
         if not entries:

@@ -2,12 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.context.memory.age import memory_age, memory_freshness_text
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.textunits import utf16_len, utf16_prefix
 from app.context.memory.untrusted import neutralise
+
+if TYPE_CHECKING:
+    from app.context.request import AssembledRequest
 
 MAX_DOC_BODY_CHARS = 1200
 RELEVANT_MEMORY_HEADING = "## Relevant memory"
@@ -28,13 +34,51 @@ RECALL_PATHS = {
 RECALLED_BY = "Recalled by "
 
 
+# Short names of the paths for the gauge, where every cell counts.
+RECALL_PATH_LABELS = {"heuristic": "BM25F", "fused": "BM25F + semantic", "model": "selector"}
+
+
+@dataclass(frozen=True)
+class RecallSeen:
+    """What recall put into one request: the memories (title and relative path) and by which path."""
+
+    memories: tuple[tuple[str, str], ...]
+    paths: tuple[str, ...]  # "heuristic", "model", or a label an older record used
+
+
+def recall_in_request(request: AssembledRequest) -> RecallSeen:
+    """The memories the current turn's recall reminders carry in ``request`` (a reminder follows
+    the person's message it was recalled for, so those after the last such message are this turn's)."""
+    users = [p.message_index for p in request.parts if p.kind == "user" and p.message_index is not None]
+    boundary = users[-1] if users else -1
+    memories: list[tuple[str, str]] = []
+    paths: list[str] = []
+    by_label = {label: key for key, label in RECALL_PATHS.items()}
+    for part in request.parts:
+        if part.kind != "recalled_memory" or part.message_index is None or part.message_index <= boundary:
+            continue
+        how = _RECALLED_BY_LINE.search(part.text)
+        for label in how.group(1).split(" and ") if how else ():
+            key = by_label.get(label, label)
+            if key not in paths:
+                paths.append(key)
+        memories.extend((m.group(1), m.group(2)) for m in _ENTRY_LINE.finditer(part.text))
+    return RecallSeen(tuple(memories), tuple(paths))
+
+
+_RECALLED_BY_LINE = re.compile(r"^" + RECALLED_BY + r"(.+)\.$", re.MULTILINE)
+_ENTRY_LINE = re.compile(r"^### (.*?) \(([^()\n]*)\)$", re.MULTILINE)
+
+
 def render_relevant_memory(entries: Sequence[MemoryEntry], now: float, how: str = "") -> str:
     """The recalled memories as Markdown; empty when there are none."""
     if not entries:
         return ""
     lines = [RELEVANT_MEMORY_HEADING, "", RELEVANT_MEMORY_INTRO, ""]
     if how:
-        lines[-1:-1] = [f"{RECALLED_BY}{RECALL_PATHS.get(str(how), str(how))}."]
+        # "heuristic+model": this turn's keyword pick with the selector's pick carried from the last turn.
+        said = " and ".join(RECALL_PATHS.get(path, path) for path in str(how).split("+"))
+        lines[-1:-1] = [f"{RECALLED_BY}{said}."]
     for entry in entries:
         lines.extend(_render_entry(entry, now))
     return "\n".join(lines).rstrip() + "\n"

@@ -12,12 +12,12 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 from typing import Any
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.textunits import utf16_prefix
-from app.context.memory.timestamps import iso_utc
+from app.context.memory.statefile import iso_utc
+from app.templates import package_template
 
 RECALL_SELECTOR_PURPOSE = "auto-memory-recall"
 RECALL_SELECTOR_TIMEOUT_SECONDS = 30.0
@@ -117,4 +117,4 @@ def parse_selection(answer: Any, request: SelectorRequest, limit: int) -> list[M
 
 @lru_cache(maxsize=1)
 def selector_system_prompt() -> str:
-    return resources.files("app.context.memory").joinpath("templates", "recall_selector.md").read_text(encoding="utf-8").strip()
+    return package_template("app.context.memory", "recall_selector").strip()

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from app.context.memory.document import render_memory, well_formed
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.guard import SecretsInTeamMemoryError, check_team_memory_secrets
+from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets
 from app.context.memory.kinds import MemoryScope, MemoryType
 from app.context.memory.paths import (
     MemoryPaths,

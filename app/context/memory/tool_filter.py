@@ -12,7 +12,7 @@ import re
 from collections.abc import Iterable, Sequence
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.query_tokens import normalize_text
+from app.context.memory.terms import normalize_text
 
 ACTIVE_TOOL_USAGE_MARKERS: tuple[str, ...] = (
     "usage",

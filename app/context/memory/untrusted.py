@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from app.context.memory.secret_rules import OPENAI_MARKER_PATTERN, PRIVATE_KEY_PATTERN, SECRET_RULES, compile_pattern, rule_label
+from app.context.memory.secrets import OPENAI_MARKER_PATTERN, PRIVATE_KEY_PATTERN, SECRET_RULES, compile_pattern, rule_label
 from app.context.memory.secrets import SecretFinding, scan
 
 FENCE_TAG = "untrusted-repository-data"

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from importlib import resources
+
+from app.templates import package_template
 
 
 @lru_cache(maxsize=None)
 def template(name: str) -> str:
     """A prompt template from ``app/context/prompt/templates`` (found via importlib.resources)."""
-    return resources.files("app.context.prompt").joinpath("templates", f"{name}.md").read_text(encoding="utf-8").strip()
+    return package_template("app.context.prompt", name).strip()
 
 
 def template_source(name: str) -> str:

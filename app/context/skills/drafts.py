@@ -223,6 +223,6 @@ def _draft_folder(root: Path, written: str) -> str:
 
 
 def _template(name: str) -> str:
-    from importlib import resources
+    from app.templates import package_template
 
-    return resources.files("app.context.skills").joinpath("templates", f"{name}.md").read_text(encoding="utf-8")
+    return package_template("app.context.skills", name)

@@ -131,7 +131,7 @@ class MemoryController:
 
 def forget_question(query: str, selection: ForgetSelection) -> tuple[str, str]:
     """The confirmation's question and the exact files it acts on."""
-    from app.context.memory.forget_preview import describe_item, forget_preview
+    from app.context.memory.forget import describe_item, forget_preview
 
     items = forget_preview(selection.candidates)
     noun = "file" if len(items) == 1 else "files"

@@ -19,7 +19,7 @@ from app.context.memory.index import (
     rebuild_index,
     team_index_lines,
 )
-from app.context.memory.index_line import (
+from app.context.memory.index import (
     encode_index_path_target,
     index_line,
     limit_index_line,

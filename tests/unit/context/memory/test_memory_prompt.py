@@ -13,7 +13,7 @@ from app.context.memory.prompt import (
     memory_prompt,
     number_word,
 )
-from app.context.memory.prompt_index import (
+from app.context.memory.index import (
     EMPTY_INDEX_TEXT,
     index_cut_reason,
     index_for_prompt,

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.cursor import (
+from app.context.memory.statefile import (
     ExtractCursor,
     cursor_after_run,
     has_new_user_message,
@@ -35,8 +35,8 @@ from app.context.memory.lock import (
     pid_alive,
     remove_lock,
 )
-from app.context.memory.meta import MemoryMeta, read_meta, write_meta
-from app.context.memory.session_count import count_sessions_since
+from app.context.memory.statefile import MemoryMeta, read_meta, write_meta
+from app.context.memory.gates import count_sessions_since
 from app.core.history import Message
 from tests.unit.memory_support import DAY, NOW
 

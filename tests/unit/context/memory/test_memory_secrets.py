@@ -11,12 +11,12 @@ import random
 
 import pytest
 
-from app.context.memory.guard import check_team_memory_secrets
-from app.context.memory.secret_matchers import (
+from app.context.memory.secrets import check_team_memory_secrets
+from app.context.memory.secrets import (
     has_openai_marker_key,
     has_private_key_block,
 )
-from app.context.memory.secret_rules import (
+from app.context.memory.secrets import (
     OPENAI_MARKER_PATTERN,
     PRIVATE_KEY_PATTERN,
     SECRET_RULES,

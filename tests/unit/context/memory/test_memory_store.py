@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.guard import SecretsInTeamMemoryError
+from app.context.memory.secrets import SecretsInTeamMemoryError
 from app.context.memory.kinds import MemoryScope, MemoryType
 from app.context.memory.paths import TeamMemoryRootSecurityError
 from app.context.memory.reading import MAX_MEMORY_FILE_BYTES

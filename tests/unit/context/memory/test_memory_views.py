@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from app.context.memory.forget import forget_candidates
-from app.context.memory.forget_preview import describe_item, forget_preview
+from app.context.memory.forget import describe_item, forget_preview
 from app.context.memory.kinds import MemoryScope
 from app.context.memory.listing import filter_entries, group_entries
 from app.context.memory.manager import TaskState

@@ -1,0 +1,238 @@
+"""The state files' format: JSON written atomically, indented by two spaces, ending in a newline.
+
+Timestamps in them: ISO 8601 in UTC with milliseconds and a ``Z``
+(``2026-08-19T09:30:00.000Z``), the form JavaScript's toISOString writes, so
+state written by either implementation reads back in the other.
+
+The extraction cursor: how far into a session's history memories were already extracted.
+
+Stored in ``extract-cursor.json`` as ``{sessionId?, processedOffset?, updatedAt}``.
+An offset only counts for the session that wrote it, and one past the end of
+the history (compaction shortens it) starts over from 0; otherwise new
+messages would be skipped for the rest of the session.
+
+``meta.json``: when extraction and dreaming last ran, and what they did.
+
+Unknown keys are kept, so a newer version's fields survive an older one's rewrite.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from dataclasses import dataclass, field, replace
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any, Protocol
+
+from app.context.memory.kinds import AUTO_MEMORY_SCHEMA_VERSION
+from app.fsutil import atomic_write_text
+
+
+EPOCH_ISO = "1970-01-01T00:00:00.000Z"
+
+
+def iso_utc(seconds: float) -> str:
+    moment = datetime.fromtimestamp(seconds, tz=UTC)
+    return moment.strftime("%Y-%m-%dT%H:%M:%S.") + f"{moment.microsecond // 1000:03d}Z"
+
+
+def parse_iso(text: object) -> float | None:
+    """Seconds since the epoch, or None for anything that is not an ISO timestamp."""
+    if not isinstance(text, str) or not text.strip():
+        return None
+    value = text.strip()
+    if value.endswith(("Z", "z")):
+        value = value[:-1] + "+00:00"
+    try:
+        moment = datetime.fromisoformat(value)
+    except ValueError:
+        return None
+    if moment.tzinfo is None:
+        moment = moment.replace(tzinfo=UTC)
+    return moment.timestamp()
+
+
+def write_json(path: Path, data: dict[str, Any]) -> None:
+    atomic_write_text(path, json.dumps(data, indent=2, ensure_ascii=False) + "\n")
+
+
+def read_json_object(path: Path) -> dict[str, Any] | None:
+    """The object in ``path``; None when the file is missing, unreadable or not a JSON object."""
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    return data if isinstance(data, dict) else None
+
+
+class _HistoryMessage(Protocol):
+    role: str
+    content: Any
+
+
+@dataclass(frozen=True)
+class ExtractCursor:
+    updated_at: str = EPOCH_ISO
+    session_id: str | None = None
+    processed_offset: int | None = None
+
+
+@dataclass(frozen=True)
+class ExtractionStart:
+    """Where extraction starts; ``skip_cursor`` is set when there is nothing new to read,
+    and is then the cursor to write (past the whole history) instead of running."""
+
+    start: int
+    skip_cursor: ExtractCursor | None = None
+
+    @property
+    def skip(self) -> bool:
+        return self.skip_cursor is not None
+
+
+def read_cursor(path: Path) -> ExtractCursor:
+    """The stored cursor; a missing or damaged file reads as a cursor at the epoch with no offset."""
+    data = read_json_object(path)
+    if data is None:
+        return ExtractCursor()
+    session = data.get("sessionId")
+    offset = data.get("processedOffset")
+    updated = data.get("updatedAt")
+    return ExtractCursor(
+        updated_at=updated if isinstance(updated, str) else EPOCH_ISO,
+        session_id=session if isinstance(session, str) else None,
+        processed_offset=offset if isinstance(offset, int) and not isinstance(offset, bool) and offset >= 0 else None,
+    )
+
+
+def write_cursor(path: Path, cursor: ExtractCursor) -> None:
+    data: dict[str, Any] = {}
+    if cursor.session_id is not None:
+        data["sessionId"] = cursor.session_id
+    if cursor.processed_offset is not None:
+        data["processedOffset"] = cursor.processed_offset
+    data["updatedAt"] = cursor.updated_at
+    write_json(path, data)
+
+
+def raw_offset(cursor: ExtractCursor, session_id: str) -> int:
+    """The stored offset when it belongs to ``session_id``, else 0."""
+    if cursor.session_id == session_id and cursor.processed_offset is not None:
+        return cursor.processed_offset
+    return 0
+
+
+def start_offset(cursor: ExtractCursor, session_id: str, history_length: int) -> int:
+    """Where to start reading: 0 when the offset is past the end (the history shrank)."""
+    offset = raw_offset(cursor, session_id)
+    return 0 if offset > history_length else offset
+
+
+def has_new_user_message(history: Sequence[_HistoryMessage], start: int) -> bool:
+    """Whether ``history[start:]`` holds a user message with text in it."""
+    return any(message.role == "user" and _has_text(message.content) for message in history[start:])
+
+
+def plan_extraction_start(
+    cursor: ExtractCursor, session_id: str, history: Sequence[_HistoryMessage], now: float
+) -> ExtractionStart:
+    start = start_offset(cursor, session_id, len(history))
+    if has_new_user_message(history, start):
+        return ExtractionStart(start)
+    return ExtractionStart(start, ExtractCursor(iso_utc(now), session_id, len(history)))
+
+
+def cursor_after_run(
+    session_id: str, *, start: int, history_length: int, touched_topics: bool, tools_ran: bool, now: float
+) -> ExtractCursor:
+    """Past the whole history after every completed run, saved or not: a run that found nothing
+    worth saving has read those messages, and reading them again costs a request for the same
+    answer. (A run cut off by its budget does not get here: the caller leaves the cursor put.)
+    ``start``, ``touched_topics`` and ``tools_ran`` are kept for the callers' records."""
+    del start, touched_topics, tools_ran
+    return ExtractCursor(iso_utc(now), session_id, history_length)
+
+
+def _has_text(content: Any) -> bool:
+    if isinstance(content, str):
+        return bool(content.strip())
+    if isinstance(content, list):
+        return any(_has_text(part.get("text") if isinstance(part, dict) else part) for part in content)
+    return False
+
+
+# Python field -> JSON key.
+_KEYS = {
+    "updated_at": "updatedAt",
+    "last_extraction_at": "lastExtractionAt",
+    "last_extraction_session_id": "lastExtractionSessionId",
+    "last_extraction_touched_topics": "lastExtractionTouchedTopics",
+    "last_extraction_status": "lastExtractionStatus",
+    "last_dream_at": "lastDreamAt",
+    "last_dream_session_id": "lastDreamSessionId",
+    "last_dream_touched_topics": "lastDreamTouchedTopics",
+    "last_dream_status": "lastDreamStatus",
+    "last_session_scan_at": "lastSessionScanAt",
+    "recent_session_ids_since_dream": "recentSessionIdsSinceDream",
+}
+_LIST_FIELDS = {"last_extraction_touched_topics", "last_dream_touched_topics", "recent_session_ids_since_dream"}
+_TIME_FIELDS = {"updated_at", "last_extraction_at", "last_dream_at", "last_session_scan_at"}
+
+
+@dataclass(frozen=True)
+class MemoryMeta:
+    """Times are seconds since the epoch (ISO strings in the file)."""
+
+    updated_at: float | None = None
+    last_extraction_at: float | None = None
+    last_extraction_session_id: str | None = None
+    last_extraction_touched_topics: tuple[str, ...] = ()
+    last_extraction_status: str | None = None  # updated | noop
+    last_dream_at: float | None = None
+    last_dream_session_id: str | None = None
+    last_dream_touched_topics: tuple[str, ...] = ()
+    last_dream_status: str | None = None  # updated | noop | failed (cut off by its time budget)
+    last_session_scan_at: float | None = None
+    recent_session_ids_since_dream: tuple[str, ...] = ()
+    schema_version: int = AUTO_MEMORY_SCHEMA_VERSION
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    def touched(self, now: float) -> MemoryMeta:
+        return replace(self, updated_at=now)
+
+
+def read_meta(path: Path) -> MemoryMeta:
+    """The metadata in ``path``; a missing or damaged file reads as empty metadata."""
+    data = read_json_object(path) or {}
+    values: dict[str, Any] = {}
+    for name, key in _KEYS.items():
+        raw = data.get(key)
+        if name in _TIME_FIELDS:
+            values[name] = parse_iso(raw)
+        elif name in _LIST_FIELDS:
+            values[name] = tuple(str(v) for v in raw) if isinstance(raw, list) else ()
+        else:
+            values[name] = raw if isinstance(raw, str) else None
+    version = data.get("schemaVersion")
+    known = set(_KEYS.values()) | {"schemaVersion"}
+    return MemoryMeta(
+        **values,
+        schema_version=version if isinstance(version, int) else AUTO_MEMORY_SCHEMA_VERSION,
+        extra={k: v for k, v in data.items() if k not in known},
+    )
+
+
+def write_meta(path: Path, meta: MemoryMeta) -> None:
+    data: dict[str, Any] = dict(meta.extra)
+    data["schemaVersion"] = meta.schema_version
+    for name, key in _KEYS.items():
+        value = getattr(meta, name)
+        if name in _TIME_FIELDS:
+            if value is not None:
+                data[key] = iso_utc(value)
+        elif name in _LIST_FIELDS:
+            data[key] = list(value)
+        elif value is not None:
+            data[key] = value
+    write_json(path, data)
