@@ -33,7 +33,7 @@ from app.context.memory.manager import MemoryManager
 from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
 from app.context.engine_turns import TurnLedger
-from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
+from app.core.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.agent import ContextError
 from app.core.history import Message, Usage
 from app.core.llm.models import output_tokens_for

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from typing import TypeVar, TYPE_CHECKING, Any, Protocol
 
 from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, OVERFLOW_STUCK, CompactionSteps
-from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
+from app.core.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.events import (
     ApprovalNeeded,
     ContextAssembled,

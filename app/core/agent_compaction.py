@@ -25,7 +25,7 @@ from app.core.events import (
 if TYPE_CHECKING:
     from app.context.compaction.compactor import CompactionResult, Compactor
     from app.context.compaction.micro import MicroResult
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
 
 Emit = Callable[[object], None]
 MAX_OVERFLOW_COMPACTIONS = 3

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.history import Message, ToolCall, Usage
 
 if TYPE_CHECKING:
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
 
 
 class Decision(str, Enum):

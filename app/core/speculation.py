@@ -21,7 +21,7 @@ from app.core.tools.base import Tool, ToolKind
 from app.core.tools.permissions import PermissionDecision
 
 if TYPE_CHECKING:
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
     from app.core.agent import Agent
     from app.core.llm.provider import Provider
 
