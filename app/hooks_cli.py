@@ -26,7 +26,7 @@ def hooks_command(argv: Sequence[str], parser_class: type[argparse.ArgumentParse
         return change_trust(args.action == "trust", None, args.cwd)
 
     from app.cli_settings import settings_for_cli
-    from app.context.hooks.bridge import build_hooks, hooks_table
+    from app.hooks.bridge import build_hooks, hooks_table
     from app.paths import Paths
     from app.trust import FolderTrust
 

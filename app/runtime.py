@@ -17,7 +17,7 @@ from app import __version__
 from app.config import MemorySettings, Settings
 from app.context.assembler import ContextAssembler
 from app.context.engine import EngineHost, select_engine
-from app.context.hooks.bridge import AgentHookBridge, build_hooks
+from app.hooks.bridge import AgentHookBridge, build_hooks
 from app.context.engine_turns import TurnLedger
 from app.context.compaction.compactor import Compactor
 from app.core.agent import Agent, AgentLimits

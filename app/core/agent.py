@@ -174,7 +174,7 @@ class Agent(CompactionSteps):
         # Awaited before each model request with its number in the turn (1 = the first): a
         # collaborator may wait a bounded moment for something the request should carry (recall).
         self.before_request: list[Callable[[int], Awaitable[None]]] = []
-        # The user's hooks (app.context.hooks.bridge.AgentHookBridge), when any are configured.
+        # The user's hooks (app.hooks.bridge.AgentHookBridge), when any are configured.
         self.hooks: Any = None
         # Checked before a tool runs; a returned sentence refuses the call (e.g. a secret bound for team memory).
         self.tool_guards: list[Callable[[ToolCall, Tool, dict], str | None]] = []

@@ -29,7 +29,7 @@ class HooksActions:
         if runtime is None:
             self.notify("Still starting up; try again in a moment.", severity="warning")  # type: ignore[attr-defined]
             return
-        from app.context.hooks.bridge import hooks_table
+        from app.hooks.bridge import hooks_table
         from app.trust import FolderTrust
 
         trust = FolderTrust(runtime.paths.config_dir)

@@ -153,7 +153,7 @@ async def test_tool_guards_and_pre_tool_use_hooks_hold_in_a_speculation(fake_llm
         calls: list[str] = []
 
         async def before_tool(self, call, args):  # type: ignore[no-untyped-def]
-            from app.context.hooks.bridge import ToolVerdict
+            from app.hooks.bridge import ToolVerdict
 
             self.calls.append(call.name)
             return ToolVerdict("deny", "no writes today")
