@@ -48,6 +48,10 @@ class MicroResult:
     def changed(self) -> bool:
         return bool(self.cleared_ids)
 
+    def record_payload(self) -> dict:
+        """The session record's micro_compaction entry."""
+        return {"clearedToolCallIds": self.cleared_ids, "placeholder": CLEARED, "trigger": self.trigger, "tokensSaved": self.tokens_saved}
+
 
 def choose_trigger(messages: list[Message], settings: MicroSettings, *, force: bool, now: float, last_response_at: float | None) -> str | None:
     if force:

@@ -43,6 +43,7 @@ from app.core.tools.text import plural
 if TYPE_CHECKING:
     from app.config import MemorySettings
     from app.core.llm.provider import Provider
+    from app.core.tools.base import Tool, ToolContext
     from app.paths import Paths
 
 log = logging.getLogger(__name__)
@@ -458,6 +459,26 @@ class MemoryManager:
             task.cancel()
         if pending:
             await asyncio.wait(pending, timeout=2)
+
+    # -- as a TurnObserver (app.core.protocols): recall at turn start, extraction after it ------------
+
+    def on_turn_start(self, prompt: str, history: list[Message]) -> None:
+        self.turn_started(prompt, history)
+
+    def on_tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
+        self.tool_ran(call, args)
+
+    def guard_tool(self, call: ToolCall, tool: Tool, args: dict[str, Any], context: ToolContext) -> str | None:
+        """Memory writes are checked: no secrets, a valid file in its type's folder."""
+        from app.context.memory.guard_tool import team_secret_refusal
+
+        return team_secret_refusal(self.mem, tool.name, args, context)
+
+    def on_context_filling(self, history: list[Message]) -> None:
+        self.flush(history)
+
+    def on_turn_end(self, history: list[Message], finished: bool) -> None:
+        self.turn_ended(history, finished=finished)
 
 
 def _memories(count: int) -> str:

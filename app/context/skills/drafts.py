@@ -21,6 +21,7 @@ from app.context.skills.discovery import PROVIDER_DIRS, SKILLS_DIR
 from app.context.skills.model import SKILL_FILE, SkillLevel
 from app.context.skills.parse import SkillParseError, read_skill_file
 from app.core.history import Message, ToolCall
+from app.core.protocols import TurnObserver
 
 if TYPE_CHECKING:
     from app.core.llm.provider import Provider
@@ -89,7 +90,7 @@ def discard_draft(draft: Draft) -> None:
     shutil.rmtree(draft.path)
 
 
-class SkillDrafter:
+class SkillDrafter(TurnObserver):
     """Counts the session's tool calls and, past the threshold, drafts at most one skill in the background."""
 
     def __init__(self, *, config_dir: Path, skill_dirs: Callable[[], list[Path]], session_id: str, enabled: bool, provider: Provider | None = None) -> None:
@@ -119,6 +120,14 @@ class SkillDrafter:
         target = args.get("path") if call.name in ("write_file", "edit") else None
         if isinstance(target, str) and target.strip() and _inside_skills_dir(target, self.skill_dirs()):
             self.skills_modified = True
+
+    # As a TurnObserver: counts the session's tool calls, drafts after a finished turn.
+    def on_tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
+        self.tool_ran(call, args)
+
+    def on_turn_end(self, history: list[Message], finished: bool) -> None:
+        if finished:
+            self.maybe_draft(history)
 
     def gate(self) -> str:
         """"" when a draft may start, else the skip reason (the spec's gate names)."""
