@@ -37,14 +37,13 @@ from app.context.memory.index_line import (
 )
 from app.context.memory.kinds import MemoryScope
 from app.context.memory.paths import MemoryPaths, check_team_root
+from app.context.memory.prompt_index import MAX_INDEX_BYTES, MAX_INDEX_LINES, index_cut_reason  # noqa: F401 (limits re-exported)
 from app.context.memory.reading import read_text_no_follow
 from app.context.memory.scan import scan_scope
 from app.context.memory.textunits import utf16_len, utf16_sort_key
 from app.fsutil import atomic_write_text
 from app.paths import ensure_private_dir
 
-MAX_INDEX_LINES = 200
-MAX_INDEX_BYTES = 25_000  # measured in UTF-16 code units, like every index limit
 INDEX_CUT_WARNING = (
     "\n\n> WARNING: MEMORY.md is too large; only part of it was written. "
     "Keep index entries concise and move detail into topic files."
@@ -201,8 +200,6 @@ def merge_index(existing: str, lines: Sequence[IndexLine], root: Path, removed: 
 
 def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
     """What the memory panel flags about a scope's MEMORY.md: links to missing files, size past the limits."""
-    from app.context.memory.prompt_index import index_cut_reason
-
     scope = MemoryScope(scope)
     root, target = paths.root(scope), paths.index_file(scope)
     text = read_text_no_follow(target)

@@ -5,8 +5,10 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from app.context.memory.index import MAX_INDEX_BYTES, MAX_INDEX_LINES
 from app.context.memory.textunits import utf16_len, utf16_prefix
+
+MAX_INDEX_LINES = 200
+MAX_INDEX_BYTES = 25_000  # measured in UTF-16 code units, like every index limit
 
 EMPTY_INDEX_TEXT = "Your MEMORY.md is currently empty. When you save new memories, they will appear here."
 
