@@ -36,6 +36,7 @@ from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
 from app.core.session.auto_title import AutoTitler
 from app.core.session.recorder import SessionRecorder
+from app.core.status import StatusRelay
 from app.core.session.titles import auto_title_disabled
 from app.core.session.resume import load_session
 from app.core.tools.base import ToolContext
@@ -81,6 +82,8 @@ class Runtime:
     folder_trusted: bool = False
     # The configured MCP servers (None when there are none: the SDK is then never imported).
     mcp: McpManager | None = None
+    # Where memory, skills and drafts publish their background status (connected by the TUI).
+    status: StatusRelay = field(default_factory=StatusRelay)
 
     def __repr__(self) -> str:
         # Short on purpose: Textual's @work describes each call by repr'ing its arguments, and the
@@ -244,7 +247,11 @@ def build_runtime(
     )
     warnings.extend(policy.warnings)
     provider = model_provider(settings) if settings.has_endpoint else None
-    skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=[*settings.skills.disabled, *project_disabled(paths)])
+    # Memory, skills and drafts report their background work through this one sink (the TUI connects it).
+    status = StatusRelay()
+    skills = SkillManager(
+        paths.project_root, paths.config_dir, _home(), disabled=[*settings.skills.disabled, *project_disabled(paths)], status=status
+    )
     skill_turns = SkillTurns(skills, policy)
     drafter = SkillDrafter(
         config_dir=paths.config_dir,
@@ -252,8 +259,11 @@ def build_runtime(
         session_id=session_id,
         enabled=settings.skills.auto_draft and interactive,
         provider=provider,
+        status=status,
     )
-    memory = MemoryManager(paths, session_id=session_id, settings=_memory_settings(settings, interactive), provider=provider, interactive=interactive)
+    memory = MemoryManager(
+        paths, session_id=session_id, settings=_memory_settings(settings, interactive), provider=provider, interactive=interactive, status=status
+    )
     memory.refresh_indexes()  # before the prompt reads them: a crash may have left one stale
     if provider is not None:
         memory_permissions(policy, memory.mem)
@@ -322,6 +332,7 @@ def build_runtime(
         folder_trusted=folder_trusted,
         titles=titles,
         mcp=mcp,
+        status=status,
     )
 
 

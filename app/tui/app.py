@@ -28,6 +28,8 @@ from app.core.events import (
 from app.core.history import ToolCall
 from app.fsutil import atomic_write_text
 from app.paths import Paths, ensure_private_dir
+from app.core.events import MEMORY_WORK, SKILL_DRAFTS, SKILLS_ON_DISK
+from app.tui.background_status import BackgroundStatusChanged, follow, forward_to_screens
 from app.tui.commands import SlashCommand, parse_command, skill_commands
 from app.tui.compaction_actions import CompactionActions
 from app.tui.controllers.modes import ModeController
@@ -128,7 +130,7 @@ class AgentctxApp(
         self._last_ctrl_c = 0.0
         self._approval: ApprovalScreen | None = None
         self.modes = ModeController(self)
-        self._skills_unsubscribe: Callable[[], None] | None = None
+        self._refresh_skill_commands: Callable[[], None] = lambda: None
         # The project's files for @path completion: listed once, on the first @ typed.
         self._project_files: list[str] | None = None
         self._failed_turn = False  # the last turn failed: ctrl+y retries it (else ctrl+y copies the answer)
@@ -256,8 +258,8 @@ class AgentctxApp(
             await self.conversation.add(Entry(kind="notice", text=loaded))
         status.session_id = runtime.session_id
         status.mode = runtime.mode.value
+        follow(self, runtime)  # background status arrives as BackgroundStatusChanged
         self.watch_memory(runtime.memory)
-        self.watch_drafts(runtime.drafter)
         status.context_window = runtime.context_window if self.settings.has_endpoint else 0
         last = runtime.agent.last_usage if runtime.agent else None
         # No answer since the latest compaction: the size that compaction left is the best figure.
@@ -290,10 +292,22 @@ class AgentctxApp(
             entries = [e for e in runtime.skills.skills if e.skill is not None and e.status in runnable]
             self.prompt.extra_commands = skill_commands((e.skill.name, e.skill.description) for e in entries if e.skill)
 
-        if self._skills_unsubscribe is not None:
-            self._skills_unsubscribe()
         refresh()
-        self._skills_unsubscribe = runtime.skills.subscribe(lambda: self.call_later(refresh))
+        self._refresh_skill_commands = refresh
+
+    def on_background_status_changed(self, message: BackgroundStatusChanged) -> None:
+        """The status line, the skill commands and draft news follow background work; open panels are told."""
+        runtime = self.runtime
+        if runtime is None or message.runtime is not runtime:
+            return  # a session left behind: its news is not about this one
+        source = message.status.source
+        if source == MEMORY_WORK:
+            self._show_memory_activity(runtime.memory)
+        elif source == SKILLS_ON_DISK:
+            self._refresh_skill_commands()
+        elif source == SKILL_DRAFTS:
+            self._tell_draft_outcome(runtime.drafter)
+        forward_to_screens(self, message)
 
     def action_sessions(self) -> None:
         if not isinstance(self.screen, SessionPickerScreen):

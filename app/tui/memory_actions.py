@@ -3,7 +3,6 @@ word on background memory work. A mixin of the App."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from string import Template
 from typing import TYPE_CHECKING
 
@@ -26,7 +25,6 @@ FORGET_USAGE = "Usage: /forget <memory text to remove>"
 
 class MemoryActions:
     runtime: Runtime | None
-    _memory_unsubscribe: Callable[[], None] | None = None
 
     # -- the panel -----------------------------------------------------------------------------------
 
@@ -42,14 +40,7 @@ class MemoryActions:
     # -- the status line -----------------------------------------------------------------------------
 
     def watch_memory(self, manager: MemoryManager) -> None:
-        """Follow a (new) session's memory tasks in the status line."""
-        if self._memory_unsubscribe is not None:
-            self._memory_unsubscribe()
-
-        def changed() -> None:
-            self.call_later(self._show_memory_activity, manager)  # type: ignore[attr-defined]
-
-        self._memory_unsubscribe = manager.subscribe(changed)
+        """Show a (new) session's memory tasks in the status line (BackgroundStatusChanged keeps it current)."""
         self._show_memory_activity(manager)
 
     def _show_memory_activity(self, manager: MemoryManager) -> None:

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from textual import work
@@ -19,7 +18,6 @@ if TYPE_CHECKING:
 
 class SkillsActions:
     runtime: Runtime | None
-    _drafts_unsubscribe: Callable[[], None] | None = None
 
     def action_skills(self) -> None:
         if self.runtime is None:
@@ -74,16 +72,6 @@ class SkillsActions:
             stop.set()
 
     # -- skills drafted in the background --------------------------------------------------------
-
-    def watch_drafts(self, drafter: SkillDrafter) -> None:
-        """Follow a (new) session's drafting run: its draft sits unseen in the panel unless we say so."""
-        if self._drafts_unsubscribe is not None:
-            self._drafts_unsubscribe()
-
-        def finished() -> None:
-            self.call_later(self._tell_draft_outcome, drafter)  # type: ignore[attr-defined]
-
-        self._drafts_unsubscribe = drafter.subscribe(finished)
 
     def _tell_draft_outcome(self, drafter: SkillDrafter) -> None:
         if self.runtime is None or self.runtime.drafter is not drafter:

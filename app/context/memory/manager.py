@@ -37,7 +37,9 @@ from app.context.memory.session_count import count_sessions_since
 from app.context.memory.store import MemoryStore
 from app.context.memory.touched import touched_topics_from_file_paths
 from app.context.memory.writes import written_path
+from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
+from app.core.status import StatusSink, no_status
 from app.core.tools.text import plural
 
 if TYPE_CHECKING:
@@ -90,6 +92,7 @@ class MemoryManager:
         provider: Provider | None = None,
         clock: Callable[[], float] = time.time,
         interactive: bool = True,
+        status: StatusSink = no_status,
     ) -> None:
         self.paths = paths
         # Headless runs may hold the first request for the selector (bounded); the TUI never does.
@@ -109,15 +112,11 @@ class MemoryManager:
         self._dream_task: asyncio.Task[None] | None = None
         self._main_wrote_memory = False
         self._lock_release_failed = False
-        self._listeners: list[Callable[[], None]] = []
+        self.publish = status  # told when a background task changes state
         self._notices: list[str] = []
         self._told_secrets: set[Path] = set()
 
     # -- watching it ------------------------------------------------------------------------------
-
-    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
 
     def _set(self, task: TaskState, state: str, detail: str = "") -> None:
         task.state, task.detail = state, detail
@@ -126,11 +125,7 @@ class MemoryManager:
         self._changed()
 
     def _changed(self) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener()
-            except Exception:  # a broken viewer must not stop memory work
-                pass
+        self.publish(BackgroundStatus(source=MEMORY_WORK, state=self.extraction.state))
 
     @property
     def busy(self) -> bool:

@@ -20,7 +20,9 @@ from typing import TYPE_CHECKING, Any
 from app.context.skills.discovery import PROVIDER_DIRS, SKILLS_DIR
 from app.context.skills.model import SKILL_FILE, SkillLevel
 from app.context.skills.parse import SkillParseError, read_skill_file
+from app.core.events import SKILL_DRAFTS, BackgroundStatus
 from app.core.history import Message, ToolCall
+from app.core.status import StatusSink, no_status
 from app.core.protocols import TurnObserver
 
 if TYPE_CHECKING:
@@ -93,7 +95,16 @@ def discard_draft(draft: Draft) -> None:
 class SkillDrafter(TurnObserver):
     """Counts the session's tool calls and, past the threshold, drafts at most one skill in the background."""
 
-    def __init__(self, *, config_dir: Path, skill_dirs: Callable[[], list[Path]], session_id: str, enabled: bool, provider: Provider | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        config_dir: Path,
+        skill_dirs: Callable[[], list[Path]],
+        session_id: str,
+        enabled: bool,
+        provider: Provider | None = None,
+        status: StatusSink = no_status,
+    ) -> None:
         self.config_dir = config_dir
         self.skill_dirs = skill_dirs
         self.session_id = session_id
@@ -106,12 +117,7 @@ class SkillDrafter(TurnObserver):
         self.reason = ""
         self.draft_name = ""  # the draft the run wrote (kept), "" when none
         self._task: asyncio.Task[None] | None = None
-        self._listeners: list[Callable[[], None]] = []
-
-    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call ``listener`` when a drafting run ends (done or failed); returns a function that unsubscribes it."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        self.publish = status  # told when a drafting run ends (done or failed)
 
     # -- what the session does -------------------------------------------------------------------
 
@@ -191,8 +197,7 @@ class SkillDrafter(TurnObserver):
             self.state, self.reason = "failed", f"{failure}{kept}{dropped}"
         else:
             self.state, self.reason = "done", (f"drafted {new[0]}{dropped}" if new else "nothing reusable")
-        for listener in list(self._listeners):
-            listener()
+        self.publish(BackgroundStatus(source=SKILL_DRAFTS, state=self.state))
 
     async def drain(self, timeout: float) -> None:
         if self._task is not None and not self._task.done():
