@@ -17,7 +17,6 @@ CLEARED = "[Old tool result content cleared]"
 COMPACTABLE_TOOLS = frozenset(
     {"read_file", "run_shell_command", "grep_search", "glob", "web_fetch", "web_search", "read_mcp_resource", "edit", "write_file", "skill", "search_memory"}
 )
-FILE_PATH_TOOLS = frozenset({"read_file", "edit", "write_file"})
 DEFAULT_KEEP = 5
 DEFAULT_IDLE_MINUTES = 60.0
 DEFAULT_SIZE_CHARS = 500_000
