@@ -134,8 +134,10 @@ def cycles(edges: dict[str, set[str]]) -> list[list[str]]:
 
 
 def test_the_walk_sees_imports_in_functions_and_under_type_checking() -> None:
-    # The walk itself: agent.py imports at top level; runtime.py imports the MCP manager lazily.
+    # The walk itself: agent.py imports events at top level and the protocols under TYPE_CHECKING only;
+    # runtime.py imports the MCP manager inside a function.
     assert "app.core.events" in imports_of("app.core.agent")
+    assert "app.core.protocols" in imports_of("app.core.agent")
     assert any(_within(t, "app.mcp") for t in imports_of("app.runtime"))
 
 
