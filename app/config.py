@@ -25,12 +25,9 @@ from typing import Any
 
 from app.paths import Paths
 from app.project_layer import ProjectLayer, describe_layer
+from app.settings_error import SettingsError  # noqa: F401 (raised here, imported from here by many)
 
 APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
-
-
-class SettingsError(Exception):
-    """A settings file that cannot be read at all."""
 
 
 @dataclass

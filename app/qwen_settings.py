@@ -32,7 +32,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from app.config import SettingsError
+from app.settings_error import SettingsError
 
 # Qwen Code (and Claude Code) rule names for the tools we have.
 TOOL_ALIASES = {

@@ -18,27 +18,18 @@ from app.config import MemorySettings, Settings
 from app.context.assembler import ContextAssembler
 from app.context.view_edits import SUBTYPE_VIEW_EDIT, ViewEdits
 from app.context.engine import EngineHost, select_engine
-from app.context.hooks.bridge import AgentHookBridge, build_hooks
+from app.hooks.bridge import AgentHookBridge, build_hooks
 from app.context.engine_turns import TurnLedger
 from app.context.compaction.compactor import Compactor
 from app.core.agent import Agent, AgentLimits
 from app.context.skills.drafts import SkillDrafter
 from app.context.skills.discovery import skills_dirs
-from app.context.skills import (
-    SKILL_TOOL_NAME,
-    SkillGrant,
-    SkillGrantPolicy,
-    SkillInvocation,
-    SkillManager,
-    SkillTool,
-    grant_allowed_tools,
-    revoke_grant,
-    touched_paths,
-)
-from app.context.memory.guard_tool import team_secret_refusal
+from app.context.skills import SkillGrantPolicy, SkillManager, SkillTool
+from app.context.skills.turns import SkillTurns
 from app.context.memory.manager import MemoryManager
 from app.context.memory.paths import MemoryPaths
-from app.core.history import Message, ToolCall, Usage
+from app.core.history import Message, Usage
+from app.core.protocols import TurnObserver
 from app.core.llm.provider import Provider
 from app.core.tools.permission_rules import escape_pattern, parse_rule
 from app.core.llm.models import context_window_for, output_token_limit, takes_images
@@ -46,6 +37,7 @@ from app.core.llm.retry import RetryPolicy
 from app.core.session.listing import find_session, latest_session
 from app.core.session.auto_title import AutoTitler
 from app.core.session.recorder import SessionRecorder
+from app.core.status import StatusRelay
 from app.core.session.titles import auto_title_disabled
 from app.core.session.resume import load_session
 from app.core.tools.base import ToolContext
@@ -91,6 +83,8 @@ class Runtime:
     folder_trusted: bool = False
     # The configured MCP servers (None when there are none: the SDK is then never imported).
     mcp: McpManager | None = None
+    # Where memory, skills and drafts publish their background status (connected by the TUI).
+    status: StatusRelay = field(default_factory=StatusRelay)
 
     def __repr__(self) -> str:
         # Short on purpose: Textual's @work describes each call by repr'ing its arguments, and the
@@ -246,43 +240,44 @@ def build_runtime(
     continue_latest: bool = False,
     interactive: bool = True,
 ) -> Runtime:
-    """Everything a turn needs. ``agent`` is None when no endpoint is configured."""
+    """Everything a turn needs, each part built once. ``agent`` is None when no endpoint is configured."""
     opened = open_recorder(paths, resume=resume, continue_latest=continue_latest)
+    session_id = opened.recorder.session_id
     warnings = opened.warnings
-    mode = ApprovalMode(settings.approval_mode)
     folder_trusted = FolderTrust(paths.config_dir).is_trusted(paths.project_root)
     policy = SkillGrantPolicy(
         allow=settings.permissions.allow,
         ask=settings.permissions.ask,
         deny=settings.permissions.deny,
-        mode=mode,
+        mode=ApprovalMode(settings.approval_mode),
         root=paths.project_root,
         folder_trusted=folder_trusted,
     )
     warnings.extend(policy.warnings)
-    skills = SkillManager(paths.project_root, paths.config_dir, _home(), disabled=[*settings.skills.disabled, *project_disabled(paths)])
+    provider = model_provider(settings) if settings.has_endpoint else None
+    # Memory, skills and drafts report their background work through this one sink (the TUI connects it).
+    status = StatusRelay()
+    skills = SkillManager(
+        paths.project_root, paths.config_dir, _home(), disabled=[*settings.skills.disabled, *project_disabled(paths)], status=status
+    )
+    skill_turns = SkillTurns(skills, policy)
     drafter = SkillDrafter(
         config_dir=paths.config_dir,
         skill_dirs=lambda: [d.path.resolve() for d in skills_dirs(paths.project_root, paths.config_dir, _home())],
-        session_id=opened.recorder.session_id,
+        session_id=session_id,
         enabled=settings.skills.auto_draft and interactive,
+        provider=provider,
+        status=status,
     )
-    memory = MemoryManager(paths, session_id=opened.recorder.session_id, settings=_memory_settings(settings, interactive), interactive=interactive)
+    memory = MemoryManager(
+        paths, session_id=session_id, settings=_memory_settings(settings, interactive), provider=provider, interactive=interactive, status=status
+    )
     memory.refresh_indexes()  # before the prompt reads them: a crash may have left one stale
+    if provider is not None:
+        memory_permissions(policy, memory.mem)
     registry = builtin_registry()
-    registry.register(SkillTool(skills))
+    registry.register(SkillTool(skills, on_invoke=skill_turns.invoked))
     window = context_window_for(settings.model.name, settings.model.context_window)
-    assembler = ContextAssembler(
-        paths=paths,
-        settings=settings,
-        model=settings.model.name,
-        context_window=window,
-        counter=TokenCounter(settings.model.name),
-        skills=skills,
-        memory=memory,
-        session_id=opened.recorder.session_id,
-        view_edits=opened.view_edits,
-    )
     selection = select_engine(
         settings.context.engine,
         EngineHost(
@@ -295,25 +290,42 @@ def build_runtime(
     )
     if selection.problem:
         warnings.append(selection.problem)
-    assembler.ledger = TurnLedger(
-        selection.engine,
-        opened.recorder.session_id,
-        outbox=paths.project_state_dir / "engines" / f"outbox-{opened.recorder.session_id}.json",
+    assembler = ContextAssembler(
+        paths=paths,
+        settings=settings,
+        model=settings.model.name,
+        context_window=window,
+        counter=TokenCounter(settings.model.name),
+        skills=skills,
+        memory=memory,
+        session_id=session_id,
+        ledger=TurnLedger(selection.engine, session_id, outbox=paths.project_state_dir / "engines" / f"outbox-{session_id}.json"),
+        view_edits=opened.view_edits,
     )
     hooks, hook_problems = build_hooks(
         settings.hooks,
         cwd=paths.cwd,
         project_root=paths.project_root,
         config_dir=paths.config_dir,
-        session_id=opened.recorder.session_id,
+        session_id=session_id,
         report=lambda text: None,  # the agent (or start_session) says and records each problem
         state_dir=paths.project_state_dir,
     )
     warnings.extend(hook_problems)
-    runtime = Runtime(
+    mcp = mcp_manager(settings, paths, registry, policy, assembler.counter.count, window, trusted=folder_trusted)
+    agent = titles = None
+    if provider is not None:
+        # Interactive sessions only name themselves: a headless run exits right after its answer, and a
+        # title query would hold it up (the session is named when next resumed in the TUI).
+        titles = AutoTitler(opened.recorder, provider, enabled=interactive and settings.sessions.auto_title and not auto_title_disabled())
+        # The order every turn's observers are told in: the engine's lease first (recall and skills
+        # see the leased turn), the title last (after extraction is scheduled).
+        observers = [assembler, skill_turns, drafter, memory, titles]
+        agent = make_agent(settings, paths, provider, assembler, opened, policy, registry, hooks, observers, memory=memory, skills=skills, interactive=interactive)
+    return Runtime(
         settings=settings,
         paths=paths,
-        agent=None,
+        agent=agent,
         recorder=opened.recorder,
         registry=registry,
         policy=policy,
@@ -324,21 +336,13 @@ def build_runtime(
         hooks=hooks,
         resumed_messages=list(opened.messages),
         last_activity=opened.last_activity,
-        warnings=[*settings.warnings, *warnings, *assembler.problems],
+        warnings=[*settings.warnings, *warnings, *assembler.problems, *(mcp.problems if mcp is not None else [])],
         resumed_tokens=opened.checkpoint_tokens or 0,
         folder_trusted=folder_trusted,
+        titles=titles,
+        mcp=mcp,
+        status=status,
     )
-    runtime.mcp = mcp_manager(settings, paths, registry, policy, assembler.counter.count, window, trusted=folder_trusted)
-    if runtime.mcp is not None:
-        runtime.warnings.extend(runtime.mcp.problems)
-    if settings.has_endpoint:
-        runtime.agent = make_agent(runtime, history=opened.messages, interactive=interactive)
-        # The resumed context's size until the next answer reports a fresh one.
-        runtime.agent.last_usage = opened.last_usage
-        if opened.session_usage is not None:
-            runtime.agent.session_usage = opened.session_usage
-        runtime.titles = wire_titles(runtime.agent, runtime.recorder, enabled=interactive and settings.sessions.auto_title)
-    return runtime
 
 
 def mcp_manager(  # type: ignore[no-untyped-def]
@@ -367,17 +371,6 @@ def mcp_manager(  # type: ignore[no-untyped-def]
     )
 
 
-def wire_titles(agent: Agent, recorder: SessionRecorder, *, enabled: bool) -> AutoTitler:
-    """The session names itself after a finished turn, through the session's own provider.
-
-    Interactive sessions only: a headless run exits right after its answer, and a
-    title query would hold it up (the session is named when next resumed in the TUI).
-    """
-    titles = AutoTitler(recorder, agent.provider, enabled=enabled and not auto_title_disabled())
-    agent.after_turn.append(lambda finished: titles.turn_ended(agent.history, finished=finished))
-    return titles
-
-
 def model_provider(settings: Settings) -> Provider:
     """The configured endpoint's client (the caller checks ``settings.has_endpoint``)."""
     from app.core.llm.openai_compat import OpenAICompatProvider
@@ -398,66 +391,66 @@ def model_provider(settings: Settings) -> Provider:
     )
 
 
-def make_agent(runtime: Runtime, *, history: list[Message], interactive: bool) -> Agent:
-    model = runtime.settings.model
-    provider = model_provider(runtime.settings)
-    paths = runtime.paths
-    mem = runtime.memory.mem
-    context = ToolContext(
-        root=paths.project_root,
-        shell_timeout=runtime.settings.shell.timeout,
-        output_limit=runtime.settings.shell.output_limit,
-        extra_roots=(mem.project_root, mem.user_root),
-        images=takes_images(model.name, model.vision),
-    )
-    skills = runtime.skills
+def make_agent(  # noqa: PLR0913 (the composition root hands each collaborator over once, by name)
+    settings: Settings,
+    paths: Paths,
+    provider: Provider,
+    assembler: ContextAssembler,
+    opened: OpenedSession,
+    policy: PermissionPolicy,
+    registry: ToolRegistry,
+    hooks: AgentHookBridge,
+    observers: list[TurnObserver],
+    *,
+    memory: MemoryManager,
+    skills: SkillManager,
+    interactive: bool,
+) -> Agent:
+    model = settings.model
+    mem = memory.mem
+    window = context_window_for(model.name, model.context_window)
+    ledger = assembler.ledger
+    engine = ledger.engine if ledger is not None and ledger.engine.info.owns_compaction else None
     compactor = Compactor(
         provider=provider,
-        settings=runtime.settings.compaction,
-        counter=runtime.assembler.counter,
+        settings=settings.compaction,
+        counter=assembler.counter,
         root=paths.project_root,
-        context_window=runtime.context_window,
-        calibration=runtime.assembler.calibration,
+        context_window=window,
+        calibration=assembler.calibration,
         skill_bodies=lambda: [invocation.content for invocation in skills.invoked.values()],
-        view_edits=runtime.assembler.view_edits,
+        view_edits=assembler.view_edits,
+        # An engine that owns compaction is asked to do it.
+        engine=engine,
+        session_id=assembler.session_id if engine is not None else "",
+        pre_compact=hooks.pre_compact,
+        post_compact=hooks.compacted,  # PostCompact, then SessionStart (compact)
     )
-    agent = Agent(
+    return Agent(
         provider=provider,
-        tools=runtime.tools,
-        policy=runtime.policy,
-        tool_context=context,
-        assembler=runtime.assembler,
-        recorder=runtime.recorder,
-        history=history,
+        tools=registry.read_only() if policy.mode is ApprovalMode.PLAN else registry,
+        policy=policy,
+        tool_context=ToolContext(
+            root=paths.project_root,
+            shell_timeout=settings.shell.timeout,
+            output_limit=settings.shell.output_limit,
+            extra_roots=(mem.project_root, mem.user_root),
+            images=takes_images(model.name, model.vision),
+        ),
+        assembler=assembler,
+        recorder=opened.recorder,
+        history=opened.messages,
         retry=RetryPolicy(max_retries=model.max_retries, max_total_seconds=model.max_retry_seconds),
-        limits=AgentLimits(max_requests=runtime.settings.max_turns),
-        context_window=runtime.context_window,
+        limits=AgentLimits(max_requests=settings.max_turns),
+        context_window=window,
         interactive=interactive,
         compactor=compactor,
+        observers=observers,
+        hooks=hooks,
+        # The resumed context's size until the next answer reports a fresh one.
+        last_usage=opened.last_usage,
+        session_usage=opened.session_usage,
     )
-    wire_engine(agent, runtime.assembler)
-    agent.hooks = runtime.hooks
-    compactor.pre_compact = runtime.hooks.pre_compact
-    compactor.post_compact = runtime.hooks.compacted  # PostCompact, then SessionStart (compact)
-    wire_skills(agent, skills, runtime.policy)
-    runtime.drafter.provider = provider
-    agent.tool_observers.append(runtime.drafter.tool_ran)
-    agent.after_turn.append(lambda finished: finished and runtime.drafter.maybe_draft(agent.history))
-    wire_memory(agent, runtime.memory, runtime.policy, provider)
-    return agent
-
-
-def wire_memory(agent: Agent, memory: MemoryManager, policy: PermissionPolicy, provider: Provider) -> None:
-    """Recall at turn start, extraction after it, memory writes allowed (team ones always asked), secrets kept out."""
-    memory.provider = provider
-    mem = memory.mem
-    memory_permissions(policy, mem)
-    agent.before_turn.append(lambda prompt, history: memory.turn_started(prompt, history))
-    agent.before_request.append(memory.before_request)  # the first request waits briefly for recall
-    agent.tool_observers.append(memory.tool_ran)
-    agent.after_turn.append(lambda finished: memory.turn_ended(agent.history, finished=finished))
-    agent.tool_guards.append(lambda call, tool, args: team_secret_refusal(mem, tool.name, args, agent.tool_context))
-    agent.on_memory_flush = lambda: memory.flush(agent.history)
 
 
 def memory_permissions(policy: PermissionPolicy, mem: MemoryPaths) -> None:
@@ -476,37 +469,6 @@ def _memory_settings(settings: Settings, interactive: bool) -> MemorySettings:
     if interactive or memory.headless_background:
         return memory
     return replace(memory, extraction=False, dream=False)
-
-
-def wire_engine(agent: Agent, assembler: ContextAssembler) -> None:
-    """One engine per logical turn: leased when the user entry is in, committed when the turn finishes."""
-    agent.before_turn.append(lambda prompt, history: assembler.begin_turn(len(history) - 1))
-    agent.after_turn.append(lambda finished: assembler.end_turn(agent.history, finished=finished))
-    ledger = assembler.ledger
-    if ledger is not None and agent.compactor is not None and ledger.engine.info.owns_compaction:
-        agent.compactor.engine = ledger.engine
-        agent.compactor.session_id = assembler.session_id
-
-
-def wire_skills(agent: Agent, skills: SkillManager, policy: PermissionPolicy) -> None:
-    """Skills activate on the files tools touch; a loaded skill's allowedTools hold until the turn ends."""
-    grants: list[SkillGrant] = []
-
-    def observe(call: ToolCall, args: dict) -> None:
-        skills.observe_paths(touched_paths(call.name, args))
-
-    def on_invoke(invocation: SkillInvocation) -> None:
-        grants.append(grant_allowed_tools(policy, invocation))
-
-    def end_of_turn(finished: bool) -> None:
-        while grants:
-            revoke_grant(policy, grants.pop())
-
-    tool = agent.tools.get(SKILL_TOOL_NAME)
-    if isinstance(tool, SkillTool):
-        tool.on_invoke = on_invoke
-    agent.tool_observers.append(observe)
-    agent.after_turn.append(end_of_turn)
 
 
 def _home() -> Path:

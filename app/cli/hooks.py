@@ -28,7 +28,7 @@ def run(args: argparse.Namespace) -> int:
         return change_trust(args.action == "trust", None, args.cwd)
 
     from app.cli.settings import project_settings
-    from app.context.hooks.bridge import build_hooks, hooks_table
+    from app.hooks.bridge import build_hooks, hooks_table
     from app.trust import FolderTrust
 
     paths, settings = project_settings(args.cwd)

@@ -34,10 +34,10 @@ from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
 from app.context.engine_turns import TurnLedger
 from app.context.view_edits import ViewEdits
-from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
-from app.core.agent import ContextError
+from app.core.request import MESSAGES, SYSTEM, AssembledRequest, ContextError, RequestPart, message_parts, tool_schema_parts
 from app.core.history import Message, Usage
 from app.core.llm.models import output_tokens_for
+from app.core.protocols import TurnObserver
 from app.core.tokens import Calibration, TokenCounter
 from app.paths import Paths
 
@@ -50,7 +50,7 @@ _SECTION_KINDS = {
 
 
 @dataclass
-class ContextAssembler:
+class ContextAssembler(TurnObserver):
     paths: Paths
     settings: Settings
     model: str
@@ -226,6 +226,13 @@ class ContextAssembler:
     # -- each request --------------------------------------------------------------------------
 
     # -- the engine's part of a turn -----------------------------------------------------------------
+
+    # As a TurnObserver: the engine is leased when the user entry is in, committed when the turn finishes.
+    def on_turn_start(self, prompt: str, history: list[Message]) -> None:
+        self.begin_turn(len(history) - 1)
+
+    def on_turn_end(self, history: list[Message], finished: bool) -> None:
+        self.end_turn(history, finished=finished)
 
     def begin_turn(self, turn_start: int) -> None:
         if self.ledger is not None:

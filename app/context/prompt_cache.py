@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from app.context.request import RequestPart
+from app.core.request import RequestPart
 from app.core.history import Usage
 
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context.compaction.thresholds import compute_thresholds
-from app.context.request import GROUP_ORDER, AssembledRequest, RequestPart, tool_server
+from app.core.request import GROUP_ORDER, AssembledRequest, RequestPart, tool_server
 from app.core.history import Usage
 from app.core.session.delete import CONTEXT_SIDECAR_SUFFIX
 from app.fsutil import atomic_write_text

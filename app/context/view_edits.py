@@ -27,7 +27,7 @@ from app.core.session.records import SUBTYPE_VIEW_EDIT
 
 __all__ = ["SUBTYPE_VIEW_EDIT", "ViewEdits", "ViewEditError", "cache_loss", "part_id"]
 ACTIONS = ("drop", "restore", "pin", "unpin", "replace")
-# Kind of part (app/context/request.message_kind) -> the word its id starts with.
+# Kind of part (app/core/request.message_kind) -> the word its id starts with.
 ID_PREFIXES = {
     "user": "msg",
     "assistant": "reply",
@@ -48,7 +48,7 @@ class ViewEditError(ValueError):
 
 def part_id(message: Message) -> str:
     """The stable id of the part ``message`` is (see the module docstring)."""
-    from app.context.request import message_kind
+    from app.core.request import message_kind
 
     digest = hashlib.sha1(usedforsecurity=False)
     for piece in (message.role, message.content, message.tool_call_id or "", *(c.id for c in message.tool_calls)):
@@ -211,7 +211,7 @@ def _speaker(message: Message) -> str:
 
 def dropped_copy(message: Message, pid: str) -> Message:
     """The placeholder a dropped part is sent as; a call keeps its id and name (its result must answer it) but not its arguments."""
-    from app.context.request import message_kind
+    from app.core.request import message_kind
 
     kind = message_kind(message).replace("_", " ")
     calls = [replace(c, arguments="{}") for c in message.tool_calls]
@@ -272,7 +272,7 @@ class ViewPart:
 def view_parts(history: list[Message], edits: ViewEdits) -> list[ViewPart]:
     """The parts of ``history`` (tool pairs repaired, as it is sent) with what was done to each; one row per id."""
     from app.context.compaction.pairing import repair_tool_pairs
-    from app.context.request import message_kind, message_text
+    from app.core.request import message_kind, message_text
     from app.core.session.preview import one_line_preview
 
     rows: dict[str, ViewPart] = {}

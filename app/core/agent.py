@@ -10,12 +10,13 @@ from __future__ import annotations
 import asyncio
 import time
 import uuid
-from collections.abc import AsyncIterator, Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
 from dataclasses import dataclass
-from typing import TypeVar, TYPE_CHECKING, Any, Protocol
+from typing import TypeVar, TYPE_CHECKING, Protocol
 
-from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, OVERFLOW_STUCK, CompactionSteps
-from app.context.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
+from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, OVERFLOW_STUCK, AgentCompaction, Emit
+from app.core.request import ContextError
+from app.core.static_assembler import StaticAssembler
 from app.core.events import (
     ApprovalNeeded,
     ContextAssembled,
@@ -51,16 +52,12 @@ from app.core.tools.base import Tool, ToolContext, ToolResult
 from app.core.tools.invoke import run_tool
 from app.core.tools.permissions import PermissionDecision, PermissionPolicy
 from app.core.tools.registry import ToolRegistry
-from app.core.tokens import estimate_tokens
 
 if TYPE_CHECKING:
-    from app.context.compaction.compactor import Compactor
+    from app.core.protocols import Assembler, Compactor, HookRunner, MicroOutcome, TurnObserver
 
 _END = object()
-
-
-class ContextError(Exception):
-    """The request cannot be assembled (e.g. a configured system.md is missing); the message says why."""
+__all__ = ["Agent", "AgentBusy", "AgentLimits", "ContextError", "StaticAssembler"]
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
 _NEEDS_APPROVAL = (
     "This tool call needs approval, and no one can approve it in non-interactive mode. "
@@ -87,40 +84,6 @@ class Recorder(Protocol):
     def append_system(self, subtype: str, payload: dict) -> object: ...
 
 
-class Assembler(Protocol):
-    """Builds the request for the next model call from the history (the context engine's job)."""
-
-    def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest: ...
-
-    def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
-        """The request was sent and answered; ``usage`` is what the server reported for it."""
-
-    def reminders(self) -> list[str]:
-        """``<system-reminder>`` texts to add to the conversation before the next request (skill deltas, recall)."""
-
-
-@dataclass
-class StaticAssembler:
-    """The simplest assembler: one fixed system prompt and the whole history (forked agents, tests)."""
-
-    system_prompt: str
-    model: str = ""
-    context_window: int = 0
-
-    def assemble(self, history: list[Message], tools: list[dict]) -> AssembledRequest:
-        parts = [RequestPart(block=SYSTEM, kind="section", name="system prompt", source="static", text=self.system_prompt)]
-        parts += tool_schema_parts(tools) + message_parts(history)
-        for part in parts:
-            part.tokens = estimate_tokens(part.text)
-        return AssembledRequest(parts=parts, messages=list(history), tools=list(tools), model=self.model, context_window=self.context_window)
-
-    def observe(self, request: AssembledRequest, usage: Usage | None) -> None:
-        return None
-
-    def reminders(self) -> list[str]:
-        return []
-
-
 @dataclass
 class AgentLimits:
     """Budgets for one turn; forked agents get tighter ones."""
@@ -134,7 +97,14 @@ class AgentBusy(RuntimeError):
     pass
 
 
-class Agent(CompactionSteps):
+class Agent:
+    """One conversation's turn loop.
+
+    Its collaborators come in through the constructor and are not swapped afterwards:
+    ``observers`` (in the order they are told about a turn), ``hooks`` (the user's
+    lifecycle hooks) and ``compactor`` (run by ``self.compaction`` at its moments).
+    """
+
     def __init__(
         self,
         *,
@@ -150,6 +120,10 @@ class Agent(CompactionSteps):
         context_window: int = 0,
         interactive: bool = True,
         compactor: Compactor | None = None,
+        observers: Sequence[TurnObserver] = (),
+        hooks: HookRunner | None = None,
+        last_usage: Usage | None = None,
+        session_usage: Usage | None = None,
     ) -> None:
         self.provider = provider
         self.tools = tools
@@ -162,30 +136,22 @@ class Agent(CompactionSteps):
         self.limits = limits or AgentLimits()
         self.context_window = context_window
         self.interactive = interactive
-        self.last_usage: Usage | None = None
+        self.last_usage = last_usage  # a resumed session's last answer, until the next one
         # Every request's usage summed (the resumed part included): /context's cache hit rate.
-        self.session_usage = Usage()
-        self.compactor = compactor
+        self.session_usage = session_usage or Usage()
         self.last_response_at: float | None = None  # wall clock of the last answer (micro-compaction's idle trigger)
-        self.on_memory_flush: Callable[[], None] | None = None
-        # Told about every tool call that ran (skills activate on the paths it touched).
-        self.tool_observers: list[Callable[[ToolCall, dict], None]] = []
-        # Run when a turn starts (memory recall) and when it ends, with whether it finished normally.
-        self.before_turn: list[Callable[[str, list[Message]], None]] = []
-        self.after_turn: list[Callable[[bool], None]] = []
-        # Awaited before each model request with its number in the turn (1 = the first): a
-        # collaborator may wait a bounded moment for something the request should carry (recall).
-        self.before_request: list[Callable[[int], Awaitable[None]]] = []
-        # The user's hooks (app.context.hooks.bridge.AgentHookBridge), when any are configured.
-        self.hooks: Any = None
-        # Checked before a tool runs; a returned sentence refuses the call (e.g. a secret bound for team memory).
-        self.tool_guards: list[Callable[[ToolCall, Tool, dict], str | None]] = []
-        self._skip_auto = False
-        self._pause_noticed = False
+        # Told, in this order, when a turn starts, before each request, about each tool call and when it ends.
+        self.observers: tuple[TurnObserver, ...] = tuple(observers)
+        self.hooks = hooks
+        self.compaction = AgentCompaction(self, compactor)
         self._task: asyncio.Task[None] | None = None
         # The emit of the running turn, and the record problem already told (said once until writes work again).
         self._emit: Callable[[object], None] | None = None
         self._record_problem = ""
+
+    @property
+    def compactor(self) -> Compactor | None:
+        return self.compaction.compactor
 
     @property
     def busy(self) -> bool:
@@ -206,19 +172,19 @@ class Agent(CompactionSteps):
             self.history.append(message)
             self._record(message, durable=index == 0, usage=usage if index == last_answer else None)
             if index == 0:
-                for hook in self.before_turn:
-                    hook(message.content, self.history)
+                for observer in self.observers:
+                    observer.on_turn_start(message.content, self.history)
             for call in message.tool_calls:
                 try:
                     args = call.parsed_arguments()
                 except ValueError:
                     continue
-                for observe in self.tool_observers:
-                    observe(call, args)
+                for observer in self.observers:
+                    observer.on_tool_ran(call, args)
         if usage is not None:
             self.last_usage = usage
-        for hook in self.after_turn:
-            hook(True)
+        for observer in self.observers:
+            observer.on_turn_end(self.history, True)
 
     def rewind(self, index: int, payload: dict) -> None:
         """The conversation goes back to just before ``history[index]`` (a user message); the record says so."""
@@ -311,15 +277,15 @@ class Agent(CompactionSteps):
                 self.history.append(user)
             emit(TurnStarted(turn_id=turn_id, prompt=prompt))
             if not resend or self.history[-1].role == "user":
-                for hook in self.before_turn:
-                    hook(prompt, self.history)
+                for observer in self.observers:
+                    observer.on_turn_start(prompt, self.history)
             # A retried prompt was submitted (and passed its hooks) already.
             blocked = None if resend else await self._prompt_hooks(prompt, emit)
             if blocked:
                 self._record_system("hook_blocked", {"reason": blocked})
                 emit(TurnFailed(turn_id=turn_id, message=f"A UserPromptSubmit hook blocked this prompt: {blocked}", error_kind="hook"))
                 return
-            self._skip_auto = False
+            self.compaction.skip_auto = False
             requests = overflows = 0
             while True:
                 stop = self._over_budget(requests, started)
@@ -328,8 +294,8 @@ class Agent(CompactionSteps):
                     emit(TurnFailed(turn_id=turn_id, message=stop, error_kind="budget"))
                     return
                 requests += 1
-                for wait in self.before_request:
-                    await wait(requests)
+                for observer in self.observers:
+                    await observer.before_request(requests)
                 try:
                     reply = await self._request(assembler, emit)
                 except LLMError as error:
@@ -339,7 +305,7 @@ class Agent(CompactionSteps):
                     if overflows > MAX_OVERFLOW_COMPACTIONS:
                         raise LLMError(OVERFLOW_ADVICE.format(n=MAX_OVERFLOW_COMPACTIONS), kind="context_length") from None
                     # The server refused the request as too long: compact and send it again.
-                    compaction = await self._compact(emit, trigger="overflow", forced=True)
+                    compaction = await self.compaction.compact(emit, trigger="overflow", forced=True)
                     if not compaction.ok:
                         raise LLMError(OVERFLOW_STUCK.format(error=error.message, compaction=compaction.message), kind="context_length") from None
                     continue
@@ -370,9 +336,30 @@ class Agent(CompactionSteps):
             text = f"Internal error: {type(error).__name__}: {error}"
             emit(TurnFailed(turn_id=turn_id, message=text, error_kind="internal"))
         finally:
-            for hook in self.after_turn:
-                hook(finished)
+            for observer in self.observers:
+                observer.on_turn_end(self.history, finished)
             await self._stop_hooks("finished" if finished else "stopped", emit)
+
+    # -- compaction on request of the person --------------------------------------------------------
+
+    async def compact(self, focus: str = "") -> AsyncIterator[Event]:
+        """/compress [focus]: a forced summary compaction, run like a turn (cancellable)."""
+
+        async def work(emit: Emit) -> None:
+            if self.compactor is None:
+                emit(Notice(level="error", text="Compaction needs a model endpoint."))
+                return
+            try:
+                await self.compaction.compact(emit, trigger="manual", focus=focus, forced=True)
+            except asyncio.CancelledError:
+                emit(Notice(level="warning", text="Compaction cancelled; the conversation is unchanged."))
+
+        async for event in self._drive(work):
+            yield event
+
+    def compact_fast(self) -> MicroOutcome | None:
+        """/compress-fast: clear old tool results now, no model call."""
+        return self.compaction.micro(None, force=True)
 
     async def _prompt_hooks(self, prompt: str, emit: Callable[[object], None]) -> str | None:
         if self.hooks is None:
@@ -409,7 +396,7 @@ class Agent(CompactionSteps):
     async def _request(self, assembler: ReplyAssembler, emit: Callable[[object], None]) -> Completion:
         """One model call; its assistant message is in history and recorded when this returns."""
         assembler.reset()
-        assembled = await self._prepare_request(emit)
+        assembled = await self.compaction.prepare_request(emit)
         emit(ContextAssembled(request=assembled))
         request = assembled.to_chat_request()
         emit(RequestStarted(model=request.model or self.provider.model, message_count=len(request.messages)))
@@ -474,8 +461,8 @@ class Agent(CompactionSteps):
         if invalid:
             self._finish_tool(call, f"Error: {invalid}.", "error", f"{summary} · invalid characters", emit)
             return
-        for guard in self.tool_guards:
-            refusal = guard(call, tool, args)
+        for observer in self.observers:
+            refusal = observer.guard_tool(call, tool, args, self.tool_context)
             if refusal:
                 self._finish_tool(call, refusal, "rejected", f"{summary} · refused", emit)
                 return
@@ -506,8 +493,8 @@ class Agent(CompactionSteps):
         if result.file_change is not None and not result.is_error:
             # Before the result, so a rewind finds what the file was (app.core.session.rewind_undo).
             self._record_system(SUBTYPE_FILE_CHANGE, {"toolCallId": call.id, "tool": call.name, **result.file_change.to_payload()})
-        for observe in self.tool_observers:
-            observe(call, args)
+        for observer in self.observers:
+            observer.on_tool_ran(call, args)
         status = "error" if result.is_error else "ok"
         if self.hooks is not None:
             await self.hooks.after_tool(call, args, result.output, status)

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from app.core.history import Message, ToolCall, Usage
 
 if TYPE_CHECKING:
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
 
 
 class Decision(str, Enum):
@@ -332,3 +332,20 @@ class MicroCompacted(Event):
 
     def to_json(self) -> dict[str, Any]:
         return {"type": self.kind, "trigger": self.trigger, "cleared": self.cleared, "tokens_saved": self.tokens_saved}
+
+
+# Where background work reports from (BackgroundStatus.source).
+MEMORY_WORK, SKILLS_ON_DISK, SKILL_DRAFTS = "memory", "skills", "drafts"
+
+
+@dataclass
+class BackgroundStatus(Event):
+    """Work outside a turn changed what a view shows: memory extraction or dreaming, the skills on
+    disk, a skill draft. Published through one sink (app.core.status); views re-read their source."""
+
+    kind: str = field(init=False, default="background_status")
+    source: str = ""  # MEMORY_WORK | SKILLS_ON_DISK | SKILL_DRAFTS
+    state: str = ""  # the producer's word for where it is now (a draft's "done", a task's "running")
+
+    def to_json(self) -> dict[str, Any]:
+        return {"type": self.kind, "source": self.source, "state": self.state}

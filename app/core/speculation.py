@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 from app.core.events import Event, TurnFailed, TurnFinished
 from app.core.history import Message, Usage
 from app.core.llm.side_query import side_query
+from app.core.protocols import GuardsOnly
 from app.core.overlay import OverlayChange, OverlayConflict, OverlayFileSystem, remove_stale_shadows
 from app.core.tools.base import Tool, ToolKind
 from app.core.tools.permissions import PermissionDecision
 from app.templates import package_template
 
 if TYPE_CHECKING:
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
     from app.core.agent import Agent
     from app.core.llm.provider import Provider
 
@@ -168,10 +169,9 @@ class Speculation:
             ),
             context_window=base.context_window,
             interactive=False,
+            observers=[GuardsOnly(base.observers)],  # the team-memory secret guard, for one
+            hooks=_PreToolUseOnly(base.hooks) if base.hooks is not None else None,
         )
-        fork.tool_guards = list(base.tool_guards)  # the team-memory secret guard, for one
-        if base.hooks is not None:
-            fork.hooks = _PreToolUseOnly(base.hooks)
         speculation = cls(prompt=prompt, base=base, overlay=overlay, _fork=fork, _start=len(history))
         speculation._task = asyncio.create_task(speculation._run())
         return speculation

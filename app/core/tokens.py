@@ -16,8 +16,6 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 EXACT, ESTIMATE, REPORTED = "exact", "estimate", "reported"
-# Chat templates add a few tokens per message (role markers, separators).
-MESSAGE_OVERHEAD = 4
 _CACHE_SIZE = 50_000
 
 

@@ -10,14 +10,18 @@ from __future__ import annotations
 
 import re
 import shlex
-from typing import TYPE_CHECKING
+from typing import Protocol
 
 from app.core.tools.text import clip_middle
 from app.mcp.connection import CONNECTED, NotConnected, RemotePrompt, ServerConnection
 from app.mcp.names import sanitize
 
-if TYPE_CHECKING:
-    from app.mcp.manager import McpManager
+
+class McpManager(Protocol):
+    """What mentions need of app.mcp.manager.McpManager: its connections by server name (the manager imports this module)."""
+
+    connections: dict[str, ServerConnection]
+
 
 _PROMPT_COMMAND = re.compile(r"^/(mcp__[A-Za-z0-9_-]+)(?:\s+(.*))?$", re.S)
 _MENTION = re.compile(r"(?<![\w@])@([A-Za-z0-9_.-]+):(\S+)")

@@ -18,6 +18,8 @@ from textual.widgets import Footer, Static
 from app.config import Settings
 from app.paths import Paths, ensure_private_dir
 from app.tui import prompt_store
+from app.core.events import MEMORY_WORK, SKILL_DRAFTS, SKILLS_ON_DISK
+from app.tui.background_status import BackgroundStatusChanged, follow, forward_to_screens
 from app.tui.commands import parse_command
 from app.tui.controllers.approvals import ApprovalController
 from app.tui.controllers.compaction import CompactionController
@@ -47,7 +49,7 @@ from app.tui.messages import (
     StatusChanged,
     UsageChanged,
 )
-from app.tui.palette import command_entries
+from app.tui.palette import app_entries
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen
 from app.tui.turn_view import TurnView
@@ -243,8 +245,8 @@ class AgentctxApp(App[int]):
         status, settings = self.status, self.settings
         status.session_id = runtime.session_id
         status.mode = runtime.mode.value
+        follow(self, runtime)  # background status arrives as BackgroundStatusChanged
         self.memory.watch(runtime.memory)
-        self.skills.watch_drafts(runtime.drafter)
         status.context_window = runtime.context_window if settings.has_endpoint else 0
         last = runtime.agent.last_usage if runtime.agent else None
         # No answer since the latest compaction: the size that compaction left is the best figure.
@@ -264,6 +266,20 @@ class AgentctxApp(App[int]):
         if self._watch:
             self.skills.watch_skills(runtime.skills)
         self.skills.follow_commands(runtime)
+
+    def on_background_status_changed(self, message: BackgroundStatusChanged) -> None:
+        """The status line, the skill commands and draft news follow background work; open panels are told."""
+        runtime = self.runtime
+        if runtime is None or message.runtime is not runtime:
+            return  # a session left behind: its news is not about this one
+        source = message.status.source
+        if source == MEMORY_WORK:
+            self.memory.watch(runtime.memory)
+        elif source == SKILLS_ON_DISK:
+            self.skills.skills_changed()
+        elif source == SKILL_DRAFTS:
+            self.skills.draft_finished(runtime.drafter)
+        forward_to_screens(self, message)
 
     # -- prompt -------------------------------------------------------------------------------
 
@@ -556,16 +572,7 @@ class AgentctxApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Screenshot":  # Textual's saves to ~/Downloads, which a server may not have
                 yield command
-        yield SystemCommand("Screenshot", f"Save an SVG of the screen in {self._screenshot_dir()}", self.action_save_screenshot)
-        yield SystemCommand("Help: keys and commands", "Every key and /command", self.action_help)
-        yield SystemCommand("Sessions: resume an earlier session", "Newest first, with the first prompt", self.action_sessions)
-        yield SystemCommand("Sessions: start a new session", "The current one stays recorded", self.action_new_session)
-        yield SystemCommand("Conversation: expand or collapse tool output", "ctrl+o", self.action_toggle_tools)
-        yield SystemCommand("Conversation: copy the last answer", "To the clipboard", self.action_copy_last)
-        yield SystemCommand("Turn: cancel the running turn", "esc", self.action_cancel_turn)
-        yield SystemCommand("Approval mode: cycle default, auto-edit, plan, yolo", "shift+tab", self.action_cycle_approval_mode)
-        # Every /command and every skill, so the palette finds what the / menu finds.
-        yield from command_entries(self.prompt, self.run_action, self.prompt.extra_commands)
+        yield from app_entries(self, self._screenshot_dir())
 
     def _screenshot_dir(self) -> Path:
         return self.paths.data_dir / "screenshots"
@@ -583,15 +590,8 @@ class AgentctxApp(App[int]):
     # -- what survives a restart ----------------------------------------------------------------
 
     def _save_draft(self) -> None:
-        try:
-            text = self.prompt.text
-        except Exception:  # quitting before the prompt was mounted
-            return
-        prompt_store.save_draft(self.paths, text)
+        prompt_store.save_prompt(self.paths, self)
 
     def _restore_draft(self) -> None:
-        text = prompt_store.read_draft(self.paths)
-        if text.strip():
-            self.prompt.load_text(text)
-            self.prompt.move_cursor(self.prompt.document.end)
+        prompt_store.restore_prompt(self.paths, self.prompt)
 

@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
     from app.runtime import Runtime
 
 

@@ -1,4 +1,4 @@
-"""The command palette's entries for every /command and skill, so it finds what the / menu finds."""
+"""The command palette's entries: the app's own, then every /command and skill, so it finds what the / menu finds."""
 
 from __future__ import annotations
 
@@ -10,7 +10,23 @@ from textual.app import SystemCommand
 from app.tui.commands import COMMANDS, SlashCommand
 
 if TYPE_CHECKING:
+    from pathlib import Path
+
     from app.tui.widgets.prompt import PromptInput
+
+
+def app_entries(app: Any, screenshots: Path) -> Iterator[SystemCommand]:
+    """``app``: the AgentctxApp (typed loosely: this module must not import it)."""
+    yield SystemCommand("Screenshot", f"Save an SVG of the screen in {screenshots}", app.action_save_screenshot)
+    yield SystemCommand("Help: keys and commands", "Every key and /command", app.action_help)
+    yield SystemCommand("Sessions: resume an earlier session", "Newest first, with the first prompt", app.action_sessions)
+    yield SystemCommand("Sessions: start a new session", "The current one stays recorded", app.action_new_session)
+    yield SystemCommand("Conversation: expand or collapse tool output", "ctrl+o", app.action_toggle_tools)
+    yield SystemCommand("Conversation: copy the last answer", "To the clipboard", app.action_copy_last)
+    yield SystemCommand("Turn: cancel the running turn", "esc", app.action_cancel_turn)
+    yield SystemCommand("Approval mode: cycle default, auto-edit, plan, yolo", "shift+tab", app.action_cycle_approval_mode)
+    # Every /command and every skill, so the palette finds what the / menu finds.
+    yield from command_entries(app.prompt, app.run_action, app.prompt.extra_commands)
 
 
 def command_entries(

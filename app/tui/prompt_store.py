@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from app.fsutil import atomic_write_text
 from app.paths import ensure_private_dir
@@ -12,6 +12,7 @@ if TYPE_CHECKING:
     from pathlib import Path
 
     from app.paths import Paths
+    from app.tui.widgets.prompt import PromptInput
 
 HISTORY_LIMIT = 500
 
@@ -63,3 +64,19 @@ def read_draft(paths: Paths) -> str:
         return draft_file(paths).read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError):
         return ""
+
+
+def save_prompt(paths: Paths, app: Any) -> None:
+    """What the prompt holds on quit (``app``: the running app; quitting before its prompt was mounted saves nothing)."""
+    try:
+        text = app.prompt.text
+    except Exception:  # noqa: BLE001 - no prompt widget yet
+        return
+    save_draft(paths, text)
+
+
+def restore_prompt(paths: Paths, prompt: PromptInput) -> None:
+    text = read_draft(paths)
+    if text.strip():
+        prompt.load_text(text)
+        prompt.move_cursor(prompt.document.end)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.core.agent import Agent, AgentLimits, StaticAssembler
 from app.core.events import ApprovalNeeded, Decision, Event
@@ -15,6 +16,10 @@ from app.core.tools.base import ToolContext
 from app.core.tools.permissions import ApprovalMode, PermissionPolicy
 from app.core.tools.registry import builtin_registry
 from tests.fakes.openai_server import FakeOpenAIServer
+
+if TYPE_CHECKING:
+    from app.context.compaction.compactor import Compactor
+    from app.core.protocols import HookRunner, TurnObserver
 
 
 def make_agent(
@@ -28,12 +33,18 @@ def make_agent(
     read_timeout: float = 10.0,
     limits: AgentLimits | None = None,
     deny: list[str] | None = None,
+    context_window: int = 1000,
+    compactor: Callable[[OpenAICompatProvider], Compactor] | None = None,
+    observers: Sequence[TurnObserver] = (),
+    hooks: HookRunner | None = None,
 ) -> Agent:
+    """``compactor`` builds the agent's compactor from its provider; ``observers`` are told about its turns, in order."""
     registry = builtin_registry()
     if mode is ApprovalMode.PLAN:
         registry = registry.read_only()
+    provider = OpenAICompatProvider(base_url=server.base_url, model="fake-model", api_key="k", read_timeout=read_timeout)
     return Agent(
-        provider=OpenAICompatProvider(base_url=server.base_url, model="fake-model", api_key="k", read_timeout=read_timeout),
+        provider=provider,
         tools=registry,
         policy=PermissionPolicy(mode=mode, deny=deny or [], root=workspace),
         tool_context=ToolContext(root=workspace, shell_timeout=5),
@@ -41,8 +52,11 @@ def make_agent(
         recorder=SessionRecorder(chats, cwd=workspace, version="test"),
         retry=RetryPolicy(max_retries=retries, base_delay=0.01),
         limits=limits,
-        context_window=1000,
+        context_window=context_window,
         interactive=interactive,
+        compactor=compactor(provider) if compactor is not None else None,
+        observers=observers,
+        hooks=hooks,
     )
 
 

@@ -20,7 +20,9 @@ from app.core.events import (
     TurnFailed,
     TurnFinished,
 )
+from app.core.agent import Agent
 from app.core.history import Message
+from app.core.protocols import TurnObserver
 from app.core.session.resume import load_session
 from app.core.tokens import TokenCounter
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
@@ -33,18 +35,31 @@ GOOD_SUMMARY = (
 )
 
 
-def _compactor(agent, window: int, **settings) -> Compactor:  # type: ignore[no-untyped-def]
+def _compacting_agent(  # type: ignore[no-untyped-def]
+    server: FakeOpenAIServer, workspace: Path, chats: Path, window: int, *, observers: tuple = (), **settings
+) -> tuple[Agent, Compactor]:
+    """An agent whose compactor works against ``window`` tokens with these compaction settings."""
     options = {"auto_delay_seconds": 0.0, "quality_check": False, **settings}
-    compactor = Compactor(
-        provider=agent.provider,
-        settings=CompactionSettings(**options),
-        counter=TokenCounter("fake-model"),
-        root=agent.tool_context.root,
-        context_window=window,
-    )
-    agent.compactor = compactor
-    agent.context_window = window
-    return compactor
+    built: list[Compactor] = []
+
+    def compactor(provider):  # type: ignore[no-untyped-def]
+        built.append(
+            Compactor(provider=provider, settings=CompactionSettings(**options), counter=TokenCounter("fake-model"), root=workspace, context_window=window)
+        )
+        return built[0]
+
+    agent = make_agent(server, workspace, chats, context_window=window, compactor=compactor, observers=observers)
+    return agent, built[0]
+
+
+class _FlushRecorder(TurnObserver):
+    """Notes the history's length each time the context nears auto-compaction (the memory flush's moment)."""
+
+    def __init__(self) -> None:
+        self.flushes: list[int] = []
+
+    def on_context_filling(self, history: list[Message]) -> None:
+        self.flushes.append(len(history))
 
 
 def _long_history(turns: int, size: int) -> list[Message]:
@@ -59,9 +74,8 @@ def _records(agent) -> list[dict]:  # type: ignore[no-untyped-def]
 
 
 async def test_auto_compaction_before_the_request_keeps_the_live_request_verbatim(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000)
     agent.history.extend(_long_history(6, 4000))  # ~6k tokens in a 8k window: past auto (5.6k)
-    _compactor(agent, 8_000)
     fake_llm.push(Reply.text(GOOD_SUMMARY), Reply.text("Fixed it."))
     events = await run_turn(agent, "now rename `parse_config` to load_config")
     kinds = [e.kind for e in events]
@@ -85,13 +99,12 @@ async def test_auto_compaction_before_the_request_keeps_the_live_request_verbati
 
 
 async def test_a_resumed_session_starts_from_the_compaction(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000)
     for i in range(6):
         agent.recorder.append_message(Message.user(f"q{i}"))
         agent.history.append(Message.user(f"q{i}"))
         agent.recorder.append_message(Message(role="assistant", content="w" * 4000))
         agent.history.append(Message(role="assistant", content="w" * 4000))
-    _compactor(agent, 8_000)
     fake_llm.push(Reply.text(GOOD_SUMMARY), Reply.text("ok"))
     await run_turn(agent, "latest question")
     loaded = load_session(agent.recorder.path)
@@ -112,10 +125,9 @@ async def test_a_resumed_session_starts_from_the_compaction(fake_llm: FakeOpenAI
     ],
 )
 async def test_a_failed_summary_leaves_the_history_intact_and_the_turn_goes_on(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path, reply: Reply, status: str) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000)
     agent.history.extend(_long_history(6, 4000))
     before = list(agent.history)
-    _compactor(agent, 8_000)
     fake_llm.push(reply, Reply.text("answered anyway"))
     events = await run_turn(agent, "go on")
     finished = next(e for e in events if isinstance(e, CompactionFinished))
@@ -127,9 +139,8 @@ async def test_a_failed_summary_leaves_the_history_intact_and_the_turn_goes_on(f
 
 
 async def test_a_slow_summarizer_times_out(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000, timeout_seconds=0.3)
     agent.history.extend(_long_history(6, 4000))
-    _compactor(agent, 8_000, timeout_seconds=0.3)
     fake_llm.push(Reply.stall(30, after=["<analysis>"]), Reply.text("fine"))
     events = await run_turn(agent, "go on")
     finished = next(e for e in events if isinstance(e, CompactionFinished))
@@ -137,9 +148,8 @@ async def test_a_slow_summarizer_times_out(fake_llm: FakeOpenAIServer, workspace
 
 
 async def test_three_failures_pause_auto_compaction_until_a_forced_one(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, compactor = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000)
     agent.history.extend(_long_history(5, 4000))  # over auto, under hard
-    compactor = _compactor(agent, 8_000)
     for _ in range(3):
         fake_llm.push(Reply.text(""), Reply.text("ok", usage=(6500, 5)))  # the server agrees: past auto
         await run_turn(agent, "again")
@@ -156,9 +166,8 @@ async def test_three_failures_pause_auto_compaction_until_a_forced_one(fake_llm:
 
 
 async def test_the_countdown_can_skip_auto_compaction(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000, auto_delay_seconds=30.0)
     agent.history.extend(_long_history(5, 4000))
-    _compactor(agent, 8_000, auto_delay_seconds=30.0)
     fake_llm.push(Reply.text("answered without compacting"))
     events = []
     async for event in agent.run("quick question"):
@@ -171,9 +180,8 @@ async def test_the_countdown_can_skip_auto_compaction(fake_llm: FakeOpenAIServer
 
 
 async def test_hard_threshold_forces_compaction_without_asking(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000, auto_delay_seconds=30.0)
     agent.history.extend(_long_history(8, 4000))  # past hard (8k)
-    _compactor(agent, 8_000, auto_delay_seconds=30.0)
     fake_llm.push(Reply.text(GOOD_SUMMARY), Reply.text("ok"))
     events = await asyncio.wait_for(run_turn(agent, "q"), 10)
     assert not any(isinstance(e, CompactionPending) for e in events)
@@ -181,9 +189,8 @@ async def test_hard_threshold_forces_compaction_without_asking(fake_llm: FakeOpe
 
 
 async def test_overflow_is_recovered_by_compacting_and_retrying(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 1_000_000)  # our estimate says it fits; the server disagrees
     agent.history.extend(_long_history(3, 400))
-    _compactor(agent, 1_000_000)  # our estimate says it fits; the server disagrees
     too_long = {"error": {"message": "This model's maximum context length is 4096 tokens.", "type": "invalid_request_error"}}
     fake_llm.push(Reply.error(400, too_long), Reply.text(GOOD_SUMMARY), Reply.text("made it"))
     events = await run_turn(agent, "q")
@@ -193,9 +200,8 @@ async def test_overflow_is_recovered_by_compacting_and_retrying(fake_llm: FakeOp
 
 
 async def test_overflow_gives_up_with_advice_once_compacting_stops_helping(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 1_000_000)
     agent.history.extend(_long_history(3, 400))
-    _compactor(agent, 1_000_000)
     too_long = {"error": {"message": "prompt is too long"}}
     for _ in range(4):
         fake_llm.push(Reply.error(400, too_long), Reply.text(GOOD_SUMMARY))
@@ -207,11 +213,10 @@ async def test_overflow_gives_up_with_advice_once_compacting_stops_helping(fake_
 
 
 async def test_quality_check_asks_once_for_the_lost_identifiers(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000, quality_check=True)
     agent.history.extend(_long_history(6, 4000))
     agent.history.append(Message.user("please keep `tokenize_stream` in mind"))
     agent.history.append(Message(role="assistant", content="sure"))
-    _compactor(agent, 8_000, quality_check=True)
     fake_llm.push(Reply.text(GOOD_SUMMARY), Reply.text(GOOD_SUMMARY.replace("fix parse_config", "fix parse_config and tokenize_stream")), Reply.text("ok"))
     events = await run_turn(agent, "go on with parse_config")
     assert next(e for e in events if isinstance(e, CompactionFinished)).ok
@@ -220,9 +225,8 @@ async def test_quality_check_asks_once_for_the_lost_identifiers(fake_llm: FakeOp
 
 
 async def test_warn_notice_once_per_cycle(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, compactor = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 8_000)
     agent.history.extend(_long_history(4, 4200))  # ~4.3k: between warn (4.8k?) and auto
-    compactor = _compactor(agent, 8_000)
     tokens = compactor.gate_tokens(agent.assembler.assemble(agent.history + [Message.user("q")], agent.tools.schemas()).total_tokens)
     assert compactor.band(tokens) == "warn", tokens
     fake_llm.push(Reply.text("a"), Reply.text("b"))
@@ -234,8 +238,7 @@ async def test_warn_notice_once_per_cycle(fake_llm: FakeOpenAIServer, workspace:
 
 async def test_compress_fast_clears_old_results_and_is_replayed_on_resume(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
     (workspace / "a.py").write_text("print(1)\n" * 50, encoding="utf-8")
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
-    _compactor(agent, 1_000_000, keep_recent_tool_results=1)
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 1_000_000, keep_recent_tool_results=1)
     for i in range(3):
         fake_llm.push(Reply.tool_calls([(f"c{i}", "read_file", {"path": "a.py"})]), Reply.text(f"read {i}"))
         await run_turn(agent, f"read it {i}")
@@ -249,25 +252,22 @@ async def test_compress_fast_clears_old_results_and_is_replayed_on_resume(fake_l
 
 @pytest.mark.parametrize("enabled", [True, False])
 async def test_the_memory_flush_runs_once_when_the_count_nears_auto(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path, enabled: bool) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    flush = _FlushRecorder()
+    agent, compactor = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 100_000, memory_flush=enabled, observers=(flush,))
     agent.history.extend(_long_history(67, 4000))  # about 67k tokens: past auto - 4,000 (66k), below auto (70k)
-    compactor = _compactor(agent, 100_000, memory_flush=enabled)
-    flushes: list[int] = []
-    agent.on_memory_flush = lambda: flushes.append(len(agent.history))
     fake_llm.push(Reply.text("one"), Reply.text("two"))
     first = await run_turn(agent, "first")
     second = await run_turn(agent, "second")
     assert not any(isinstance(e, CompactionStarted) for e in first + second), "below auto: no compaction"
-    assert flushes == ([len(agent.history) - 3] if enabled else []), "once per compaction cycle, before the request"
+    assert flush.flushes == ([len(agent.history) - 3] if enabled else []), "once per compaction cycle, before the request"
     assert compactor.flushed is enabled
 
 
 async def test_a_summary_larger_than_what_it_replaces_is_refused_and_nothing_changes(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+    agent, _ = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 100_000)
     agent.history.extend(_long_history(6, 4000))
     before = list(agent.history)
     # A large window, so the summarizer may write more than the conversation holds (its limit is 20,000 here).
-    _compactor(agent, 100_000)
     bloated = "<state_snapshot><current_work>" + "padding " * 4_000 + "</current_work></state_snapshot>"
     fake_llm.push(Reply.text(bloated))
     events = [event async for event in agent.compact()]
@@ -283,8 +283,7 @@ async def test_a_summary_larger_than_what_it_replaces_is_refused_and_nothing_cha
 async def test_a_long_session_crosses_warn_then_auto_then_hard(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
     """One scripted session, each answer about 4,000 tokens, in a 40,000-token window (warn 24k, auto 28k, hard 31k)."""
     fake_llm.responder = lambda request: Reply.text(GOOD_SUMMARY) if request.body["messages"][-1]["content"] == FINAL_INSTRUCTION else Reply.text("w" * 16_000)
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
-    compactor = _compactor(agent, 40_000)
+    agent, compactor = _compacting_agent(fake_llm, workspace, tmp_path / "chats", 40_000)
     seen: list[tuple[int, str]] = []
     for turn in range(16):
         if turn == 9:

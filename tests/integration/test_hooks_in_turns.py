@@ -10,7 +10,7 @@ import pytest
 import yaml
 
 from app.config import load_settings
-from app.context.hooks.trust import FolderTrust
+from app.hooks.trust import FolderTrust
 from app.core.events import CompactionFinished, Notice, ToolCallFinished, TurnFailed, TurnFinished
 from app.core.history import Message
 from app.paths import Paths

@@ -27,8 +27,8 @@ def _image_urls(message: dict) -> list[str]:
     return [part["image_url"]["url"] for part in content if part.get("type") == "image_url"]
 
 
-def _seeing_agent(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats")
+def _seeing_agent(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path, **options):  # type: ignore[no-untyped-def]
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats", **options)
     agent.tool_context = replace(agent.tool_context, images=True)
     return agent
 
@@ -69,15 +69,15 @@ async def test_many_tool_images_start_a_compaction_that_keeps_the_last_three(fak
     workspace.mkdir()
     for n in range(4):
         (workspace / f"shot{n}.png").write_bytes(PNG + bytes([n]))
-    agent = _seeing_agent(fake_llm, workspace, tmp_path)
-    agent.context_window = 1_000_000  # far below every token threshold: only the images can start it
-    agent.compactor = Compactor(
-        provider=agent.provider,
+    compactor = lambda provider: Compactor(  # noqa: E731
+        provider=provider,
         settings=CompactionSettings(auto_delay_seconds=0.0, quality_check=False, image_threshold=4),
         counter=TokenCounter("fake-model"),
         root=workspace,
         context_window=1_000_000,
     )
+    # A window far below every token threshold: only the images can start it.
+    agent = _seeing_agent(fake_llm, workspace, tmp_path, context_window=1_000_000, compactor=compactor)
     calls = [(f"c{n}", "read_file", {"path": f"shot{n}.png"}) for n in range(4)]
     fake_llm.push(Reply.tool_calls(calls), Reply.text("Four screenshots."))
     await run_turn(agent, "look at the four screenshots")

@@ -53,7 +53,7 @@ async def test_a_stalled_extraction_stops_at_its_time_budget(fake_llm: FakeOpenA
     runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     target = runtime.memory.mem.project_root / "feedback" / "no-mocks.md"
     seen: list[str] = []
-    runtime.memory.subscribe(lambda: seen.append(runtime.memory.extraction.state))
+    runtime.status.connect(lambda status: seen.append(runtime.memory.extraction.state) if status.source == "memory" else None)
     fake_llm.push(Reply.text("Understood: real database only."))
     # The extraction agent saves one memory, then its next answer stalls mid-stream far past the budget.
     fake_llm.push(Reply.tool_calls([("m1", "write_file", {"path": str(target), "content": MEMORY})]), Reply.stall(8.0, after=["Let me also "]))

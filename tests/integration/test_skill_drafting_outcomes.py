@@ -23,10 +23,10 @@ def _skill(name: str) -> str:
     return f"---\nname: {name}\ndescription: Do {name} the way this project does it\n---\n1. Step one.\n"
 
 
-def _drafter(server: FakeOpenAIServer, tmp_path: Path) -> SkillDrafter:
+def _drafter(server: FakeOpenAIServer, tmp_path: Path, **options) -> SkillDrafter:  # type: ignore[no-untyped-def]
     settings = Settings()
     settings.model.base_url, settings.model.name, settings.model.api_key = server.base_url, "fake-model", "k"
-    drafter = SkillDrafter(config_dir=tmp_path / "config", skill_dirs=list, session_id="sess-1", enabled=True, provider=model_provider(settings))
+    drafter = SkillDrafter(config_dir=tmp_path / "config", skill_dirs=list, session_id="sess-1", enabled=True, provider=model_provider(settings), **options)
     drafter.tool_calls = AUTO_SKILL_THRESHOLD
     return drafter
 
@@ -37,9 +37,8 @@ async def _draft(drafter: SkillDrafter) -> None:
 
 
 async def test_a_failed_run_ends_failed_with_its_reason(fake_llm: FakeOpenAIServer, tmp_path: Path) -> None:
-    drafter = _drafter(fake_llm, tmp_path)
     told: list[str] = []
-    drafter.subscribe(lambda: told.append(drafter.state))
+    drafter = _drafter(fake_llm, tmp_path, status=lambda status: told.append(status.state))
     fake_llm.push(Reply.error(400, {"error": {"message": "model not loaded", "type": "invalid_request_error"}}))
     await _draft(drafter)
     assert drafter.state == "failed", drafter.reason

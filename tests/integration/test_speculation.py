@@ -9,6 +9,7 @@ import pytest
 
 from app.core.history import Message
 from app.core.overlay import OverlayConflict
+from app.core.protocols import ToolGuard, TurnObserver
 from app.core.speculation import Speculation, suggest_next
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 from tests.integration.helpers import make_agent
@@ -25,8 +26,8 @@ def _digest(root: Path) -> str:
     return h.hexdigest()
 
 
-def _agent(server: FakeOpenAIServer, workspace: Path, tmp_path: Path):  # type: ignore[no-untyped-def]
-    agent = make_agent(server, workspace, tmp_path / "chats")
+def _agent(server: FakeOpenAIServer, workspace: Path, tmp_path: Path, **options):  # type: ignore[no-untyped-def]
+    agent = make_agent(server, workspace, tmp_path / "chats", **options)
     agent.history += [Message.user("what does app.py do?"), Message(role="assistant", content="It greets, but 'helo' is misspelled.")]
     return agent
 
@@ -141,14 +142,11 @@ async def test_a_deny_rule_holds_in_a_speculation_and_its_write_never_lands(fake
 
 
 async def test_tool_guards_and_pre_tool_use_hooks_hold_in_a_speculation(fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path) -> None:
-    agent = _agent(fake_llm, workspace, tmp_path)
-    agent.tool_guards.append(lambda call, tool, args: "team memory refuses secrets" if args.get("path") == "app.py" else None)
-
     class DenyingHooks:
         calls: list[str] = []
 
         async def before_tool(self, call, args):  # type: ignore[no-untyped-def]
-            from app.context.hooks.bridge import ToolVerdict
+            from app.hooks.bridge import ToolVerdict
 
             self.calls.append(call.name)
             return ToolVerdict("deny", "no writes today")
@@ -162,7 +160,8 @@ async def test_tool_guards_and_pre_tool_use_hooks_hold_in_a_speculation(fake_llm
         def take_reminders(self) -> list[str]:
             raise AssertionError("a speculation's hook output must not reach the real conversation")
 
-    agent.hooks = DenyingHooks()
+    guard = ToolGuard(lambda call, tool, args: "team memory refuses secrets" if args.get("path") == "app.py" else None)
+    agent = _agent(fake_llm, workspace, tmp_path, observers=[guard], hooks=DenyingHooks())
     write = {"path": "notes.md", "content": "x\n"}
     fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT), ("w1", "write_file", write)]), Reply.text("Both refused."))
     speculation = Speculation.start(agent, "fix the typo and take notes")
@@ -178,11 +177,19 @@ async def test_an_accepted_turn_is_seen_like_a_sent_one_by_everything_that_watch
 
     from app.core.history import Usage
 
-    agent = _agent(fake_llm, workspace, tmp_path)
     seen: list[str] = []
-    agent.before_turn.append(lambda prompt, history: seen.append(f"before {prompt} {history[-1].content}"))
-    agent.tool_observers.append(lambda call, args: seen.append(f"tool {call.name} {args['path']}"))
-    agent.after_turn.append(lambda finished: seen.append(f"after {finished}"))
+
+    class Watcher(TurnObserver):
+        def on_turn_start(self, prompt, history):  # type: ignore[no-untyped-def]
+            seen.append(f"before {prompt} {history[-1].content}")
+
+        def on_tool_ran(self, call, args):  # type: ignore[no-untyped-def]
+            seen.append(f"tool {call.name} {args['path']}")
+
+        def on_turn_end(self, history, finished):  # type: ignore[no-untyped-def]
+            seen.append(f"after {finished}")
+
+    agent = _agent(fake_llm, workspace, tmp_path, observers=[Watcher()])
     fake_llm.push(Reply.tool_calls([("e1", "edit", EDIT)], usage=(900, 10)), Reply.text("Fixed the typo.", usage=(1000, 5)))
     speculation = Speculation.start(agent, "fix the typo")
     await speculation.wait()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from app.config import load_settings
 from app.context.report import render_list
-from app.context.request import message_kind
+from app.core.request import message_kind
 from app.context.view_edits import SUBTYPE_VIEW_EDIT, commit, part_id
 from app.core.history import Message
 from app.paths import Paths

@@ -71,7 +71,7 @@ def test_layers_merge_by_server_name_and_are_tagged(tmp_path: Path) -> None:
     paths.user_settings_file.write_text("mcpServers:\n  a: {command: user-a}\n  b: {command: user-b}\n", encoding="utf-8")
     paths.project_settings_file.parent.mkdir(parents=True, exist_ok=True)
     paths.project_settings_file.write_text("mcp_servers:\n  b: {httpUrl: 'http://127.0.0.1:1/mcp'}\n", encoding="utf-8")
-    from app.context.hooks.trust import FolderTrust
+    from app.hooks.trust import FolderTrust
 
     FolderTrust(paths.config_dir).remember(paths.project_root, True)  # the project layer is about to need it (folder trust)
     settings = load_settings(paths, env={})

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.context.report import build_report, render_list, render_map
-from app.context.request import AssembledRequest, tool_schema_parts
+from app.core.request import AssembledRequest, tool_schema_parts
 from app.tui.widgets.context_map import blocks_from_request
 
 

@@ -17,6 +17,7 @@ from pathlib import Path
 import pytest
 
 from app.core.events import ToolCallFinished, TurnFinished
+from app.core.protocols import ToolGuard
 from app.core.tools.permissions import ApprovalMode
 from app.paths import Paths
 from app.runtime import Runtime, build_runtime
@@ -128,12 +129,10 @@ async def test_a_symlink_to_outside_the_project_is_still_refused(fake_llm: FakeO
 async def test_a_failing_tool_guard_is_a_tool_result_and_the_turn_goes_on(fake_llm: FakeOpenAIServer, tmp_path: Path) -> None:
     workspace = tmp_path / "ws"
     workspace.mkdir()
-    agent = make_agent(fake_llm, workspace, tmp_path / "chats", mode=ApprovalMode.YOLO)
-
     def broken_guard(call, tool, args):  # type: ignore[no-untyped-def]
         raise ValueError("embedded null byte")
 
-    agent.tool_guards.append(broken_guard)
+    agent = make_agent(fake_llm, workspace, tmp_path / "chats", mode=ApprovalMode.YOLO, observers=[ToolGuard(broken_guard)])
     fake_llm.push(Reply.tool_calls([("c1", "read_file", {"path": "x"})]), Reply.text("Carrying on."))
     events = await asyncio.wait_for(run_turn(agent, "read x"), HANG)
     assert isinstance(events[-1], TurnFinished) and events[-1].result == "Carrying on."

@@ -12,7 +12,7 @@ import pytest
 from app.config import Settings
 from app.context.prompt.base import template
 from app.context.report import ContextReport, render_detail, render_list, render_map
-from app.context.request import AssembledRequest
+from app.core.request import AssembledRequest
 from app.core.tokens import estimate_tokens
 from app.tui.controllers.context import UNKNOWN_MODE
 from app.tui.guards import STARTING_UP

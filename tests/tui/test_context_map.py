@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 from textual.app import App, ComposeResult
 
-from app.context.request import MESSAGES, SYSTEM, TOOLS, AssembledRequest, RequestPart
+from app.core.request import MESSAGES, SYSTEM, TOOLS, AssembledRequest, RequestPart
 from app.core.tokens import estimate_tokens
 from app.tui.app import style_path
 from app.tui.screens.text_view import TextScreen

@@ -8,7 +8,7 @@ from pathlib import Path
 import yaml
 
 from app.config import load_settings
-from app.context.hooks.trust import FolderTrust
+from app.hooks.trust import FolderTrust
 from app.paths import Paths
 from app.tui.screens.trust import TrustScreen
 from app.tui.screens.text_view import TextScreen

@@ -287,7 +287,7 @@ async def test_a_real_extraction_shows_up_in_the_strip_and_the_list(fake_llm: Fa
         fake_llm.push(Reply.text("Sure."))
         fake_llm.push(Reply.tool_calls([("m1", "write_file", {"path": str(target), "content": text})]), Reply.text("Saved one."))
         seen: list[str] = []
-        manager.subscribe(lambda: seen.append(manager.extraction.state))
+        app.runtime.status.connect(lambda status: seen.append(manager.extraction.state) if status.source == "memory" else None)
         screen = await open_panel(pilot)
         app.turns.run("please keep your answers short from now on")
         await wait_until(pilot, lambda: manager.extraction.state == "done", what="extraction done")

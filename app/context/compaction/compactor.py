@@ -29,8 +29,8 @@ from app.context.compaction.summary import (
     template,
 )
 from app.context.compaction.thresholds import Thresholds, compute_thresholds
-from app.context.request import message_tokens
 from app.context.view_edits import ViewEdits
+from app.core.request import message_tokens
 from app.core.history import Message
 from app.core.llm.provider import Provider
 from app.core.tokens import Calibration, TokenCounter

@@ -6,7 +6,7 @@ turn stops with this message instead (headless: on stderr, exit 1).
 
 from __future__ import annotations
 
-from app.context.request import AssembledRequest
+from app.core.request import AssembledRequest
 
 # Group of the request (request.KIND_GROUPS) -> the words the message uses for it, in the order shown.
 FIXED_GROUPS = {

@@ -18,7 +18,6 @@ CLEARED = "[Old tool result content cleared]"
 COMPACTABLE_TOOLS = frozenset(
     {"read_file", "run_shell_command", "grep_search", "glob", "web_fetch", "web_search", "read_mcp_resource", "edit", "write_file", "skill", "search_memory"}
 )
-FILE_PATH_TOOLS = frozenset({"read_file", "edit", "write_file"})
 DEFAULT_KEEP = 5
 DEFAULT_IDLE_MINUTES = 60.0
 DEFAULT_SIZE_CHARS = 500_000
@@ -48,6 +47,10 @@ class MicroResult:
     @property
     def changed(self) -> bool:
         return bool(self.cleared_ids)
+
+    def record_payload(self) -> dict:
+        """The session record's micro_compaction entry."""
+        return {"clearedToolCallIds": self.cleared_ids, "placeholder": CLEARED, "trigger": self.trigger, "tokensSaved": self.tokens_saved}
 
 
 def choose_trigger(messages: list[Message], settings: MicroSettings, *, force: bool, now: float, last_response_at: float | None) -> str | None:

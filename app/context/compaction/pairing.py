@@ -56,8 +56,3 @@ def _close(open_calls: dict[str, Message], out: list[Message]) -> int:
         count += 1
     open_calls.clear()
     return count
-
-
-def turn_starts(messages: list[Message]) -> list[int]:
-    """Indices where a cut keeps pairs whole: user messages and assistant messages (never a tool result)."""
-    return [i for i, m in enumerate(messages) if m.role in ("user", "assistant")]

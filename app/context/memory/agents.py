@@ -21,6 +21,7 @@ from app.context.memory.paths import MemoryPaths
 from app.context.memory.permissions import ScopedDecision, memory_agent_decision
 from app.context.memory.writes import written_path
 from app.core.agent import Agent, AgentLimits, StaticAssembler
+from app.core.protocols import ToolGuard
 from app.core.events import ToolCallFinished
 from app.core.llm.provider import Provider
 from app.core.llm.retry import RetryPolicy
@@ -100,10 +101,9 @@ def build_memory_agent(
         retry=RetryPolicy(max_retries=1, max_total_seconds=20),
         limits=AgentLimits(max_requests=max_requests, time_budget=time_budget),
         interactive=False,
-    )
-    if mem is not None:
         # Its writes are checked like the main agent's: no secrets, a valid file in its type's folder.
-        agent.tool_guards.append(lambda call, tool, args: memory_write_refusal(mem, tool.name, args, context.root))
+        observers=[ToolGuard(lambda call, tool, args: memory_write_refusal(mem, tool.name, args, context.root))] if mem is not None else (),
+    )
     return agent
 
 

@@ -2,11 +2,21 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.context.memory.document import ParsedMemory
 from app.context.memory.kinds import MemoryScope, MemoryType
+
+
+@dataclass(frozen=True)
+class DocTerms:
+    """One memory's term frequencies per field (title, description, body) and the fields' lengths in terms
+    (app/context/memory/ranking.py computes them; the scope's cache file keeps them)."""
+
+    fields: tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]
+    lengths: tuple[int, int, int]
 
 
 @dataclass(frozen=True)
@@ -19,7 +29,7 @@ class MemoryEntry:
     size: int
     problems: tuple[str, ...] = ()  # the file's and the document's
     pinned: bool = False
-    # The memory's search terms (ranking.DocTerms), computed on first use and kept with the parsed
+    # The memory's search terms (DocTerms), computed on first use and kept with the parsed
     # entry, and in the scope's cache file, so neither a later turn nor a new process tokenises the
     # file again (tokenising is ~85 us a memory: 4.3 s for 50,000). Not part of equality.
     terms: object = field(default=None, compare=False, repr=False)

@@ -38,12 +38,15 @@ from app.context.memory.gates import count_sessions_since
 from app.context.memory.store import MemoryStore
 from app.context.memory.touched import touched_topics_from_file_paths
 from app.context.memory.writes import written_path
+from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
+from app.core.status import StatusSink, no_status
 from app.core.tools.text import plural
 
 if TYPE_CHECKING:
     from app.config import MemorySettings
     from app.core.llm.provider import Provider
+    from app.core.tools.base import Tool, ToolContext
     from app.paths import Paths
 
 log = logging.getLogger(__name__)
@@ -90,6 +93,7 @@ class MemoryManager:
         provider: Provider | None = None,
         clock: Callable[[], float] = time.time,
         interactive: bool = True,
+        status: StatusSink = no_status,
     ) -> None:
         self.paths = paths
         # Headless runs may hold the first request for the selector (bounded); the TUI never does.
@@ -109,7 +113,7 @@ class MemoryManager:
         self._dream_task: asyncio.Task[None] | None = None
         self._main_wrote_memory = False
         self._lock_release_failed = False
-        self._listeners: list[Callable[[], None]] = []
+        self.publish = status  # told when a background task changes state
         self._notices: list[str] = []
         self._told_secrets: set[Path] = set()
         # Optional embedding recall (memory.semantic); its model loads in a background thread, never in a turn.
@@ -118,10 +122,6 @@ class MemoryManager:
 
     # -- watching it ------------------------------------------------------------------------------
 
-    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
     def _set(self, task: TaskState, state: str, detail: str = "") -> None:
         task.state, task.detail = state, detail
         if state in ("done", "failed"):
@@ -129,11 +129,7 @@ class MemoryManager:
         self._changed()
 
     def _changed(self) -> None:
-        for listener in list(self._listeners):
-            try:
-                listener()
-            except Exception:  # a broken viewer must not stop memory work
-                pass
+        self.publish(BackgroundStatus(source=MEMORY_WORK, state=self.extraction.state))
 
     @property
     def busy(self) -> bool:
@@ -457,6 +453,26 @@ class MemoryManager:
             task.cancel()
         if pending:
             await asyncio.wait(pending, timeout=2)
+
+    # -- as a TurnObserver (app.core.protocols): recall at turn start, extraction after it ------------
+
+    def on_turn_start(self, prompt: str, history: list[Message]) -> None:
+        self.turn_started(prompt, history)
+
+    def on_tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
+        self.tool_ran(call, args)
+
+    def guard_tool(self, call: ToolCall, tool: Tool, args: dict[str, Any], context: ToolContext) -> str | None:
+        """Memory writes are checked: no secrets, a valid file in its type's folder."""
+        from app.context.memory.guard_tool import team_secret_refusal
+
+        return team_secret_refusal(self.mem, tool.name, args, context)
+
+    def on_context_filling(self, history: list[Message]) -> None:
+        self.flush(history)
+
+    def on_turn_end(self, history: list[Message], finished: bool) -> None:
+        self.turn_ended(history, finished=finished)
 
 
 def _memories(count: int) -> str:

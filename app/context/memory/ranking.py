@@ -24,10 +24,10 @@ import heapq
 import math
 import threading
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 
-from app.context.memory.entry import MemoryEntry
+from app.context.memory.entry import DocTerms, MemoryEntry
 from app.context.memory.terms import document_terms
 from app.context.memory.textunits import utf16_sort_key
 
@@ -44,14 +44,6 @@ RELATIVE_CUTOFF = 0.4
 MAX_DRIFT = 0.01
 # A sync that tokenised this many memories saves them to the scopes' cache files.
 SAVE_TERMS_AFTER = 50
-
-
-@dataclass(frozen=True)
-class DocTerms:
-    """One memory's term frequencies per field and the fields' lengths in terms."""
-
-    fields: tuple[Mapping[str, int], Mapping[str, int], Mapping[str, int]]
-    lengths: tuple[int, int, int]
 
 
 def doc_terms(entry: MemoryEntry) -> DocTerms:
@@ -114,7 +106,7 @@ class Bm25fIndex:
                 for key in added:
                     self._post(key, self._docs[key][1])
             if tokenised >= SAVE_TERMS_AFTER:
-                from app.context.memory.scan import save_term_statistics  # scan reads DocTerms from here
+                from app.context.memory.scan import save_term_statistics
 
                 save_term_statistics()
         self._version = version

@@ -13,7 +13,7 @@ from app.context.memory.textunits import utf16_len, utf16_prefix
 from app.context.memory.untrusted import neutralise
 
 if TYPE_CHECKING:
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
 
 MAX_DOC_BODY_CHARS = 1200
 RELEVANT_MEMORY_HEADING = "## Relevant memory"

@@ -385,7 +385,7 @@ def _load_cache_file(real_root: str, scope: MemoryScope) -> dict[str, tuple[_Sta
         data = json.loads(cache_file(real_root, scope).read_text(encoding="utf-8"))
         if data.get("version") != CACHE_VERSION or data.get("root") != real_root:
             return {}
-        from app.context.memory.ranking import DocTerms
+        from app.context.memory.entry import DocTerms
 
         loaded: dict[str, tuple[_Stamp, MemoryEntry]] = {}
         for path, rel, stamp, mtime, size, pinned, problems, doc, terms in data["entries"]:

@@ -16,7 +16,3 @@ def template(name: str) -> str:
 def template_source(name: str) -> str:
     """How a template is named in reports: its path inside the package."""
     return f"templates/{name}.md"
-
-
-def base_prompt() -> str:
-    return template("base")

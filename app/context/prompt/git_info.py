@@ -35,7 +35,15 @@ class GitInfo:
 
 def read_branch(root: Path, *, timeout: float = 2.0) -> str | None:
     """The checked-out branch of the repository holding ``root`` (worktrees included); None when detached or unknown."""
-    branch = _git(root, time.monotonic() + timeout, "symbolic-ref", "--quiet", "--short", "HEAD")
+    return _branch(root, time.monotonic() + timeout)
+
+
+def _branch(root: Path, deadline: float) -> str | None:
+    """The one way the branch is read (the prompt's snapshot and the session record both come here).
+
+    symbolic-ref names the branch even before the first commit, and fails on a detached HEAD.
+    """
+    branch = _git(root, deadline, "symbolic-ref", "--quiet", "--short", "HEAD")
     return branch.strip() or None if branch else None
 
 
@@ -50,17 +58,15 @@ def read_git_info(
     toplevel = _git(root, deadline, "rev-parse", "--show-toplevel")
     if toplevel is None or not toplevel.strip():
         return None
-    # symbolic-ref names the branch even before the first commit, and fails on a detached HEAD.
-    branch = _git(root, deadline, "symbolic-ref", "--quiet", "--short", "HEAD")
+    branch = _branch(root, deadline)
     log = _git(root, deadline, "log", f"--max-count={max_commits}", "--format=%h %s", "--no-color", "--no-show-signature")
     commits = tuple(line for line in (log or "").splitlines() if line.strip())
     porcelain = _git(root, deadline, "-c", "core.quotePath=true", "status", "--porcelain=v1", "--untracked-files=normal")
     changed = [line for line in (porcelain or "").splitlines() if line.strip()]
     head = commits[0].split(" ", 1)[0] if commits else None
-    branch = branch.strip() if branch else None
     return GitInfo(
         root=Path(toplevel.strip()),
-        branch=branch or None,
+        branch=branch,
         head=head,
         commits=commits,
         detached=not branch and head is not None,

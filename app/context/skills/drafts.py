@@ -20,7 +20,10 @@ from typing import TYPE_CHECKING, Any
 from app.context.skills.discovery import PROVIDER_DIRS, SKILLS_DIR
 from app.context.skills.model import SKILL_FILE, SkillLevel
 from app.context.skills.parse import SkillParseError, read_skill_file
+from app.core.events import SKILL_DRAFTS, BackgroundStatus
 from app.core.history import Message, ToolCall
+from app.core.status import StatusSink, no_status
+from app.core.protocols import TurnObserver
 
 if TYPE_CHECKING:
     from app.core.llm.provider import Provider
@@ -89,10 +92,19 @@ def discard_draft(draft: Draft) -> None:
     shutil.rmtree(draft.path)
 
 
-class SkillDrafter:
+class SkillDrafter(TurnObserver):
     """Counts the session's tool calls and, past the threshold, drafts at most one skill in the background."""
 
-    def __init__(self, *, config_dir: Path, skill_dirs: Callable[[], list[Path]], session_id: str, enabled: bool, provider: Provider | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        config_dir: Path,
+        skill_dirs: Callable[[], list[Path]],
+        session_id: str,
+        enabled: bool,
+        provider: Provider | None = None,
+        status: StatusSink = no_status,
+    ) -> None:
         self.config_dir = config_dir
         self.skill_dirs = skill_dirs
         self.session_id = session_id
@@ -105,12 +117,7 @@ class SkillDrafter:
         self.reason = ""
         self.draft_name = ""  # the draft the run wrote (kept), "" when none
         self._task: asyncio.Task[None] | None = None
-        self._listeners: list[Callable[[], None]] = []
-
-    def subscribe(self, listener: Callable[[], None]) -> Callable[[], None]:
-        """Call ``listener`` when a drafting run ends (done or failed); returns a function that unsubscribes it."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
+        self.publish = status  # told when a drafting run ends (done or failed)
 
     # -- what the session does -------------------------------------------------------------------
 
@@ -119,6 +126,14 @@ class SkillDrafter:
         target = args.get("path") if call.name in ("write_file", "edit") else None
         if isinstance(target, str) and target.strip() and _inside_skills_dir(target, self.skill_dirs()):
             self.skills_modified = True
+
+    # As a TurnObserver: counts the session's tool calls, drafts after a finished turn.
+    def on_tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
+        self.tool_ran(call, args)
+
+    def on_turn_end(self, history: list[Message], finished: bool) -> None:
+        if finished:
+            self.maybe_draft(history)
 
     def gate(self) -> str:
         """"" when a draft may start, else the skip reason (the spec's gate names)."""
@@ -182,8 +197,7 @@ class SkillDrafter:
             self.state, self.reason = "failed", f"{failure}{kept}{dropped}"
         else:
             self.state, self.reason = "done", (f"drafted {new[0]}{dropped}" if new else "nothing reusable")
-        for listener in list(self._listeners):
-            listener()
+        self.publish(BackgroundStatus(source=SKILL_DRAFTS, state=self.state))
 
     async def drain(self, timeout: float) -> None:
         if self._task is not None and not self._task.done():

@@ -7,10 +7,11 @@ which touches the disk and no state, may run in a worker thread.
 
 from __future__ import annotations
 
-import logging
-from collections.abc import Callable, Iterable
+from collections.abc import Iterable
 from pathlib import Path
 
+from app.core.events import SKILLS_ON_DISK, BackgroundStatus
+from app.core.status import StatusSink, no_status
 from app.context.skills.activation import SkillActivator
 from app.context.skills.discovery import Discovery, discover_skills
 from app.context.skills.listing import delta_reminder, listing_entries, snapshot_from_entries
@@ -24,10 +25,6 @@ from app.context.skills.model import (
     SkillStatus,
 )
 
-log = logging.getLogger(__name__)
-
-Listener = Callable[[], None]
-
 
 class SkillManager:
     def __init__(
@@ -39,6 +36,7 @@ class SkillManager:
         *,
         trusted: bool = True,
         levels: Iterable[SkillLevel] = ALL_LEVELS,
+        status: StatusSink = no_status,
     ) -> None:
         self.project_root = Path(project_root)
         self.config_dir = Path(config_dir)
@@ -51,7 +49,7 @@ class SkillManager:
         self._entries: list[SkillEntry] = []
         self._announced: dict[str, str] | None = None  # what the model was last told
         self._loaded: set[str] = set()
-        self._listeners: list[Listener] = []
+        self.publish = status  # told after every change a viewer could see
         # Skills the model loaded this session, oldest first, for re-attachment after compaction.
         self.invoked: dict[str, SkillInvocation] = {}
         # Which touched path activated each conditional skill this session (shown in the panel).
@@ -137,11 +135,6 @@ class SkillManager:
             self._refresh()
         return newly
 
-    def subscribe(self, listener: Listener) -> Callable[[], None]:
-        """Call ``listener`` after every change; returns a function that unsubscribes it."""
-        self._listeners.append(listener)
-        return lambda: self._listeners.remove(listener) if listener in self._listeners else None
-
     # -- what the model is told -----------------------------------------------------------
 
     def snapshot_reminder(self) -> str:
@@ -215,11 +208,7 @@ class SkillManager:
 
     def _changed(self) -> None:
         self.version += 1
-        for listener in list(self._listeners):
-            try:
-                listener()
-            except Exception:  # one broken viewer must not stop the others
-                log.exception("skills listener failed")
+        self.publish(BackgroundStatus(source=SKILLS_ON_DISK, state=str(self.version)))
 
 
 def _problem_name(problem: SkillProblem) -> str:

@@ -15,6 +15,7 @@ from app.core.history import Message
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query
+from app.core.protocols import TurnObserver
 from app.core.session.recorder import SessionRecorder
 from app.core.session.records import TITLE_SOURCE_AUTO
 from app.core.session.titles import (
@@ -29,7 +30,9 @@ from app.core.session.titles import (
 TITLE_TIMEOUT_SECONDS = 20.0
 
 
-class AutoTitler:
+class AutoTitler(TurnObserver):
+    """Told when a turn ends (a TurnObserver): the session names itself after a finished one."""
+
     def __init__(
         self,
         recorder: SessionRecorder,
@@ -54,6 +57,9 @@ class AutoTitler:
 
     def wanted(self) -> bool:
         return self.enabled and self.recorder.title is None and self.attempts < self.cap and not self.running
+
+    def on_turn_end(self, history: list[Message], finished: bool) -> None:
+        self.turn_ended(history, finished=finished)
 
     def turn_ended(self, history: Sequence[Message], *, finished: bool) -> None:
         """After a turn: start a title attempt in the background when the session still needs one."""

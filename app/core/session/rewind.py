@@ -13,14 +13,23 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from app.core.history import Message
 from app.core.session.preview import one_line_preview
 
 if TYPE_CHECKING:
     from app.core.session.records import Record
-    from app.core.session.resume import LoadedSession
+
+
+
+class LoadedSession(Protocol):
+    """What a rewind reads of a session file read back (app.core.session.resume.LoadedSession, which
+    imports this module to replay a rewind: a protocol here keeps the two out of a cycle)."""
+
+    records: list[Record]
+    messages: list[Message]
+
 
 # User-role messages the app writes itself (a compaction summary, reminders) are no place to go back to.
 _NOT_TYPED = ("<state_snapshot>", "<system-reminder>")

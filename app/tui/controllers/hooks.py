@@ -36,7 +36,7 @@ class HooksController:
         if runtime is None:
             self.host.notify("Still starting up; try again in a moment.", severity="warning")
             return
-        from app.context.hooks.bridge import hooks_table
+        from app.hooks.bridge import hooks_table
         from app.trust import FolderTrust
 
         trust = FolderTrust(runtime.paths.config_dir)

@@ -4,10 +4,9 @@ word on background memory work (by message)."""
 from __future__ import annotations
 
 from collections.abc import Callable
+from functools import partial
 from string import Template
 from typing import TYPE_CHECKING
-
-from functools import partial
 
 from app.tui.guards import STARTING_UP, idle_model
 from app.tui.messages import StatusChanged
@@ -29,7 +28,6 @@ class MemoryController:
     def __init__(self, host: TuiHost, *, run_turn: Callable[[str, str | None], None]) -> None:
         self.host = host
         self._run_turn = run_turn  # /remember is a turn
-        self._unsubscribe: Callable[[], None] | None = None
 
     # -- the panel -----------------------------------------------------------------------------------
 
@@ -45,14 +43,7 @@ class MemoryController:
     # -- the status line -----------------------------------------------------------------------------
 
     def watch(self, manager: MemoryManager) -> None:
-        """Follow a (new) session's memory tasks in the status line."""
-        if self._unsubscribe is not None:
-            self._unsubscribe()
-
-        def changed() -> None:
-            self.host.call_later(self._show_memory_activity, manager)
-
-        self._unsubscribe = manager.subscribe(changed)
+        """Show a (new) session's memory tasks in the status line (BackgroundStatusChanged keeps it current)."""
         self._show_memory_activity(manager)
 
     def _show_memory_activity(self, manager: MemoryManager) -> None:

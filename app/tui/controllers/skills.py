@@ -21,8 +21,7 @@ if TYPE_CHECKING:
 class SkillsController:
     def __init__(self, host: TuiHost) -> None:
         self.host = host
-        self._drafts_unsubscribe: Callable[[], None] | None = None
-        self._skills_unsubscribe: Callable[[], None] | None = None
+        self._refresh_commands: Callable[[], None] = lambda: None
 
     def panel(self) -> None:
         if self.host.runtime is None:
@@ -89,24 +88,15 @@ class SkillsController:
             entries = [e for e in runtime.skills.skills if e.skill is not None and e.status in runnable]
             self.host.prompt.extra_commands = skill_commands((e.skill.name, e.skill.description) for e in entries if e.skill)
 
-        if self._skills_unsubscribe is not None:
-            self._skills_unsubscribe()
         refresh()
-        self._skills_unsubscribe = runtime.skills.subscribe(lambda: self.host.call_later(refresh))
+        self._refresh_commands = refresh  # again on each SKILLS_ON_DISK status
+
+    def skills_changed(self) -> None:
+        self._refresh_commands()
 
     # -- skills drafted in the background --------------------------------------------------------
 
-    def watch_drafts(self, drafter: SkillDrafter) -> None:
-        """Follow a (new) session's drafting run: its draft sits unseen in the panel unless we say so."""
-        if self._drafts_unsubscribe is not None:
-            self._drafts_unsubscribe()
-
-        def finished() -> None:
-            self.host.call_later(self._tell_draft_outcome, drafter)
-
-        self._drafts_unsubscribe = drafter.subscribe(finished)
-
-    def _tell_draft_outcome(self, drafter: SkillDrafter) -> None:
+    def draft_finished(self, drafter: SkillDrafter) -> None:
         if self.host.runtime is None or self.host.runtime.drafter is not drafter:
             return  # a session left behind: its news is not about this one
         if drafter.state == "failed":

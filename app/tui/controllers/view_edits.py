@@ -19,7 +19,7 @@ from app.tui.screens.confirm import ConfirmScreen
 from app.tui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
-    from app.context.request import RequestPart
+    from app.core.request import RequestPart
     from app.runtime import Runtime
     from app.tui.host import TuiHost
     from app.tui.widgets.context_map import ContextMap

@@ -40,6 +40,8 @@ from app.context.memory.listing import (
 from app.context.memory.reading import read_capped
 from app.context.memory.secrets import describe_findings
 from app.context.memory.task_status import describe_task
+from app.core.events import MEMORY_WORK
+from app.tui.background_status import BackgroundStatusChanged
 from app.tui.editor import EditorError, editor_command, run_editor
 from app.tui.keys import MEMORY_KEYS, bindings
 from app.tui.screens.confirm import ConfirmScreen
@@ -81,7 +83,6 @@ class MemoryScreen(ModalScreen[None]):
         self.clock = clock or manager.clock
         self.query_text = ""
         self._entries: list[MemoryEntry] = []
-        self._unsubscribe: Callable[[], None] | None = None
 
     def compose(self) -> ComposeResult:
         with Vertical(id="memory-dialog"):
@@ -93,12 +94,11 @@ class MemoryScreen(ModalScreen[None]):
     def on_mount(self) -> None:
         self.query_one("#memory-filter").display = False
         self.reload()
-        self._unsubscribe = self.manager.subscribe(lambda: self.app.call_later(self._on_memory_changed))
         self.option_list.focus()
 
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
+    def on_background_status_changed(self, message: BackgroundStatusChanged) -> None:
+        if message.status.source == MEMORY_WORK:
+            self._on_memory_changed()
 
     @property
     def option_list(self) -> OptionList:

@@ -25,6 +25,8 @@ from app.context.skills import SkillEntry, SkillManager, SkillStatus
 from app.context.skills.model import SkillLevel
 from app.context.skills.drafts import Draft, discard_draft, keep_draft, list_drafts
 from app.context.skills.listing_text import LEVEL_TITLES, MARKS
+from app.core.events import SKILLS_ON_DISK
+from app.tui.background_status import BackgroundStatusChanged
 
 COLOURS = {
     SkillStatus.AVAILABLE: "$success",
@@ -135,7 +137,6 @@ class SkillsScreen(ModalScreen[None]):
         self.manager = manager
         self.config_dir = config_dir
         self.project_root = project_root
-        self._unsubscribe = None
         self.query_text = ""
 
     def compose(self) -> ComposeResult:
@@ -149,12 +150,11 @@ class SkillsScreen(ModalScreen[None]):
 
     def on_mount(self) -> None:
         self._fill()
-        self._unsubscribe = self.manager.subscribe(lambda: self.app.call_later(self._fill))
         self.query_one(OptionList).focus()
 
-    def on_unmount(self) -> None:
-        if self._unsubscribe is not None:
-            self._unsubscribe()
+    def on_background_status_changed(self, message: BackgroundStatusChanged) -> None:
+        if message.status.source == SKILLS_ON_DISK:
+            self._fill()
 
     def _fill(self) -> None:
         option_list = self.query_one(OptionList)

@@ -17,7 +17,7 @@ from textual.reactive import reactive
 from textual.widget import Widget
 
 from app.context.compaction.thresholds import Thresholds, compute_thresholds
-from app.context.request import BUILTIN_TOOLS, AssembledRequest, RequestPart, tool_server
+from app.core.request import BUILTIN_TOOLS, AssembledRequest, RequestPart, tool_server
 from app.tui.widgets.status import format_tokens
 
 GROUP_COLOURS = {

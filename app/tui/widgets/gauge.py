@@ -13,7 +13,7 @@ from app.context.compaction.thresholds import compute_thresholds
 from app.tui.widgets.status import format_tokens
 
 if TYPE_CHECKING:
-    from app.context.request import AssembledRequest
+    from app.core.request import AssembledRequest
 
 BAND_COLOURS = {"ok": "$success", "warn": "$warning", "auto": "$error", "hard": "$error"}
 TICKS = (("warn", "│"), ("auto", "┃"), ("hard", "█"))

@@ -6,7 +6,7 @@ import json
 from pathlib import Path
 
 from app.context.report import ContextReport, Row, build_report, load_report, render_detail, render_json, render_list, render_map, save_report
-from app.context.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
+from app.core.request import MESSAGES, SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts
 from app.core.history import Message, ToolCall, Usage
 
 

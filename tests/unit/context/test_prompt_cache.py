@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from app.context.prompt_cache import cache_lines, cached_part_ids
-from app.context.request import RequestPart
+from app.core.request import RequestPart
 from app.core.history import Usage
 
 

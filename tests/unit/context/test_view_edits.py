@@ -7,7 +7,7 @@ from app.context.compaction.compose import compose_history
 from app.context.compaction.micro import CLEARED, MicroSettings, micro_compact
 from app.context.compaction.pairing import repair_tool_pairs
 from app.context.compaction.pruning import prune_view
-from app.context.request import RequestPart
+from app.core.request import RequestPart
 from app.context.view_edits import PINNED_INTRO, ViewEditError, ViewEdits, cache_loss, part_id, range_ids, turn_ids, view_parts
 from app.core.history import Message, ToolCall
 

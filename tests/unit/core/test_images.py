@@ -9,7 +9,7 @@ from app.context.compaction.attachments import IMAGES_INTRO, collect_attachments
 from app.context.compaction.micro import CLEARED, MicroSettings, micro_compact
 from app.context.compaction.pruning import PLACEHOLDER, prune_view
 from app.context.compaction.slimming import tool_image_count, without_images
-from app.context.request import message_parts, message_tokens
+from app.core.request import message_parts, message_tokens
 from app.core.history import TOOL_IMAGES_HEADER, Message, ToolCall, wire_messages
 from app.core.images import DEFAULT_MIME, IMAGE_TOKEN_ESTIMATE, ImagePart, sanitize_mime, sniff_image_mime
 from app.core.llm.models import takes_images

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.context.hooks.last_runs import load_last_runs, save_last_run
+from app.hooks.last_runs import load_last_runs, save_last_run
 
 
 def test_results_are_kept_per_hook_and_the_newest_wins(tmp_path: Path) -> None:

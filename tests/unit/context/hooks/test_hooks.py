@@ -7,9 +7,9 @@ from pathlib import Path
 
 import pytest
 
-from app.context.hooks.runner import HookRunner, context_from, decision_from, sanitize_context
-from app.context.hooks.spec import HookSpec, parse_hook
-from app.context.hooks.trust import FolderTrust
+from app.hooks.runner import HookRunner, context_from, decision_from, sanitize_context
+from app.hooks.spec import HookSpec, parse_hook
+from app.hooks.trust import FolderTrust
 
 
 def _script(tmp_path: Path, body: str, name: str = "hook.py") -> list[str]:
@@ -85,7 +85,7 @@ async def test_untrusted_project_hooks_do_not_run(tmp_path: Path) -> None:
 
 
 def test_decisions_and_sanitizing() -> None:
-    from app.context.hooks.runner import HookResult
+    from app.hooks.runner import HookResult
 
     spec = HookSpec("PreToolUse", ("x",))
     results = [HookResult(spec, True, {"decision": "allow"}), HookResult(spec, True, {"decision": "deny", "reason": "no writes on Fridays"}), HookResult(spec, False, {"decision": "ask"})]

@@ -6,6 +6,8 @@ from pathlib import Path
 
 import pytest
 
+from app.core.events import SKILLS_ON_DISK
+from app.core.status import StatusRelay, no_status
 from app.context.skills.listing import skill_entry
 from app.context.skills.manager import SkillManager
 from app.context.skills.model import SkillInvocation, SkillLevel, SkillStatus
@@ -26,8 +28,8 @@ def dirs(tmp_path: Path) -> dict[str, Path]:
     }
 
 
-def make(dirs: dict[str, Path], disabled: tuple[str, ...] = (), levels=LEVELS) -> SkillManager:
-    return SkillManager(dirs["root"], dirs["config"], dirs["home"], disabled, levels=levels)
+def make(dirs: dict[str, Path], disabled: tuple[str, ...] = (), levels=LEVELS, status=no_status) -> SkillManager:  # type: ignore[no-untyped-def]
+    return SkillManager(dirs["root"], dirs["config"], dirs["home"], disabled, levels=levels, status=status)
 
 
 def statuses(manager: SkillManager) -> dict[str, SkillStatus]:
@@ -67,9 +69,10 @@ def test_every_status(dirs: dict[str, Path]) -> None:
 
 def test_set_disabled_is_case_insensitive_and_signals_changes(dirs: dict[str, Path]) -> None:
     write_skill(dirs["project"], "Lint")
-    manager = make(dirs)
+    relay = StatusRelay()
+    manager = make(dirs, status=relay)
     calls: list[int] = []
-    unsubscribe = manager.subscribe(lambda: calls.append(manager.version))
+    unsubscribe = relay.connect(lambda status: calls.append(manager.version) if status.source == SKILLS_ON_DISK else None)
     start = manager.version
     assert manager.set_disabled("lint", True) is True
     assert manager.disabled == frozenset({"lint"})
@@ -84,12 +87,13 @@ def test_set_disabled_is_case_insensitive_and_signals_changes(dirs: dict[str, Pa
 
 def test_a_failing_listener_does_not_stop_the_others(dirs: dict[str, Path]) -> None:
     write_skill(dirs["project"], "a")
-    manager = make(dirs)
+    relay = StatusRelay()
+    manager = make(dirs, status=relay)
     seen: list[str] = []
-    manager.subscribe(lambda: 1 / 0)
-    manager.subscribe(lambda: seen.append("ok"))
-    manager.set_disabled("a", True)
-    assert seen == ["ok"]
+    relay.connect(lambda status: 1 / 0)  # type: ignore[arg-type,return-value]
+    relay.connect(lambda status: seen.append("ok"))
+    assert manager.set_disabled("a", True) is True
+    assert seen == ["ok"] and manager.disabled == frozenset({"a"})
 
 
 def test_snapshot_then_deltas(dirs: dict[str, Path]) -> None:

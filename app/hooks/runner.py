@@ -16,8 +16,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.context.hooks.last_runs import save_last_run
-from app.context.hooks.spec import HookSpec
+from app.hooks.last_runs import save_last_run
+from app.hooks.spec import HookSpec
 
 MAX_OUTPUT_BYTES = 256 * 1024
 MAX_CONTEXT_CHARS = 4_000

@@ -8,10 +8,10 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from app.context.hooks.last_runs import LAST_RUNS_FILE, LastRun, load_last_runs
-from app.context.hooks.runner import HookResult, HookRunner, context_from, decision_from
-from app.context.hooks.spec import HookSpec, parse_hook
-from app.context.hooks.trust import FolderTrust
+from app.hooks.last_runs import LAST_RUNS_FILE, LastRun, load_last_runs
+from app.hooks.runner import HookResult, HookRunner, context_from, decision_from
+from app.hooks.spec import HookSpec, parse_hook
+from app.hooks.trust import FolderTrust
 from app.core.history import ToolCall
 
 # Tool output sent to a PostToolUse hook is cut: hooks want to know what happened, not to re-read files.

@@ -19,6 +19,11 @@ from app.core.llm.types import ChatRequest
 
 SYSTEM, TOOLS, MESSAGES = "system", "tools", "messages"
 
+
+class ContextError(Exception):
+    """The request cannot be assembled (e.g. a configured system.md is missing); the message says why."""
+
+
 # Part kinds, and the group each is shown under in reports and the map.
 KIND_GROUPS: dict[str, str] = {
     "section": "System prompt",
