@@ -5,7 +5,6 @@ from __future__ import annotations
 
 from decimal import ROUND_HALF_UP, Decimal
 
-from app.context.memory.index import MAX_INDEX_BYTES, MAX_INDEX_LINES
 from app.context.memory.textunits import utf16_len, utf16_prefix
 
 EMPTY_INDEX_TEXT = "Your MEMORY.md is currently empty. When you save new memories, they will appear here."
@@ -16,6 +15,10 @@ def index_for_prompt(content: str) -> str:
     trimmed = content.strip()
     if not trimmed:
         return EMPTY_INDEX_TEXT
+    # Here, not at the top: the index writer (and what it imports) is not needed by a session
+    # start without a MEMORY.md, which is every headless turn in a project without memories.
+    from app.context.memory.index import MAX_INDEX_BYTES, MAX_INDEX_LINES
+
     lines = trimmed.split("\n")
     size = utf16_len(trimmed)
     over_lines, over_size = len(lines) > MAX_INDEX_LINES, size > MAX_INDEX_BYTES
@@ -34,6 +37,8 @@ def index_for_prompt(content: str) -> str:
 
 
 def index_cut_reason(line_count: int, size: int, *, over_lines: bool, over_size: bool) -> str:
+    from app.context.memory.index import MAX_INDEX_BYTES, MAX_INDEX_LINES
+
     kilobytes = _one_decimal(size / 1024)
     if over_lines and over_size:
         return f"{line_count} lines and {kilobytes} KB"
