@@ -106,6 +106,13 @@ def __dir__() -> list[str]:
     return sorted(set(globals()) | set(_HOMES))
 
 
+# ``scan`` names both a submodule (the listing cache) and the secret scanner's function, which is what
+# this package has always exported under that name. Loading a submodule binds its name on the package,
+# so the submodule is loaded first (every turn loads it anyway) and the function is bound after it.
+importlib.import_module("app.context.memory.scan")
+from app.context.memory.secrets import scan  # noqa: E402
+
+
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
     from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType  # noqa: F401
     from app.context.memory.gates import DreamGateDecision, DreamGateInput, DreamSkipReason, evaluate_dream_gates  # noqa: F401
