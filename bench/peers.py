@@ -13,7 +13,10 @@ node >= 22 but runs on node 20, where an unpinned install would get 0.15.10), or
 the spec in ``QWEN_CODE_PACKAGE``. Our side runs twice per round, as a user's
 shell runs it and with ``PYTHONDONTWRITEBYTECODE=1``: ours, theirs, ours without
 bytecode writes, with the order turned each round. The load and how much of ``app/`` is compiled are
-printed first. Without npm, or
+printed first. Then the first TUI frame, alternating (``--frames`` rounds): ours is the moment our footer
+is drawn (``bench.startup.first_frame_seconds``); Qwen Code's, run interactively in the same kind of pty
+(120x40), is the moment its banner and tips are on screen, and the moment its input box shows its
+placeholder (it can take input) is reported beside it. Without npm, or
 when the install fails, a line says the comparison was skipped and why. Qwen
 Code runs with ``HOME`` set to a temporary dir whose settings turn off
 telemetry, usage statistics and update checks, so it reads nothing of the user's
@@ -32,7 +35,8 @@ import tempfile
 from pathlib import Path
 
 from bench.common import ROOT, bytecode_state, clean_env, machine_load, median, report, timed_hello
-from bench.startup import _workspace, headless_turn
+from bench.pty_frames import marks_seconds
+from bench.startup import _workspace, first_frame_seconds, headless_turn
 from tests.fakes.openai_server import FakeOpenAIServer, Reply
 
 PEERS = ROOT / "bench" / ".peers"
@@ -77,6 +81,17 @@ def qwen_turn(binary: Path, env: dict[str, str], cwd: Path) -> tuple[float, floa
     return timed_hello([str(binary), "--auth-type", "openai", "-p", "Say hello."], env, cwd, "qwen turn")
 
 
+# Qwen Code's start-up screen: first its banner and tips (the first frame), then, once it has
+# initialised, the input box's placeholder (the moment one can type).
+QWEN_FIRST_FRAME, QWEN_READY = "Tips", "@path/to/file"
+
+
+def qwen_frames(binary: Path, env: dict[str, str], cwd: Path) -> tuple[float, float]:
+    """(seconds to Qwen Code's first frame, seconds until its prompt takes input) in a real pty."""
+    first, ready = marks_seconds([str(binary), "--auth-type", "openai"], env, cwd, [QWEN_FIRST_FRAME, QWEN_READY])
+    return first, ready
+
+
 def qwen_env(base_url: str) -> dict[str, str]:
     home = Path(tempfile.mkdtemp(prefix="qwen-bench-home-"))
     (home / ".qwen").mkdir()
@@ -95,6 +110,7 @@ def qwen_env(base_url: str) -> dict[str, str]:
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--frames", type=int, default=5, help="alternating rounds of the first-frame comparison (0: skip it)")
     args = parser.parse_args()
     package = os.environ.get("QWEN_CODE_PACKAGE", DEFAULT_PACKAGE)
     try:
@@ -132,6 +148,19 @@ def main() -> int:
             # leaves work behind as it exits) is not always the same one of ours.
             for step in steps[round_no % 3 :] + steps[: round_no % 3]:
                 step()
+        frames: list[float] = []
+        qwen_first: list[float] = []
+        qwen_ready: list[float] = []
+        if args.frames > 0:
+            try:
+                qwen_frames(binary, theirs_env, theirs_ws)  # warm-up, not counted
+                for round_no in range(args.frames):
+                    pair = [lambda: frames.append(first_frame_seconds(ours_env, ours_ws)), lambda: _append_pair(qwen_first, qwen_ready, qwen_frames(binary, theirs_env, theirs_ws))]
+                    for step in pair if round_no % 2 == 0 else pair[::-1]:
+                        step()
+            except RuntimeError as exc:
+                print(f"peers.qwen_code first frame: skipped ({exc})", flush=True)
+                frames.clear()
     finally:
         server.stop()
         for folder in (ours_env["AGENTCTX_HOME"], theirs_env["HOME"], ours_ws, no_writes_ws, theirs_ws):
@@ -152,7 +181,20 @@ def main() -> int:
            beside=f"ours with PYTHONDONTWRITEBYTECODE=1 {no_writes_wall:.2f} s vs {versus}", **extra)
     report("peers.qwen_code_memory_ratio", theirs_rss / ours_rss, "x",
            beside=f"peak RSS ours {ours_rss:.0f} MiB vs Qwen Code {theirs_rss:.0f} MiB", **extra)
+    if frames:
+        ours_frame, first, ready = median(frames), median(qwen_first), median(qwen_ready)
+        frame_extra = {**extra, "runs": len(frames)}
+        report("peers.agentctx_first_frame", ours_frame, "s", **frame_extra)
+        report("peers.qwen_code_first_frame", first, "s", **frame_extra)
+        report("peers.qwen_code_prompt_ready", ready, "s", **frame_extra)
+        report("peers.qwen_code_first_frame_ratio", first / ours_frame, "x", target=10.0,
+               beside=f"first frame ours {ours_frame:.2f} s vs Qwen Code {version} {first:.2f} s (its banner; its prompt takes input at {ready:.2f} s), median of {len(frames)} alternating runs in a pty", **frame_extra)
     return 0
+
+
+def _append_pair(firsts: list[float], readies: list[float], pair: tuple[float, float]) -> None:
+    firsts.append(pair[0])
+    readies.append(pair[1])
 
 
 if __name__ == "__main__":

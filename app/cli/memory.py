@@ -334,7 +334,7 @@ def _index(args: argparse.Namespace, paths: Paths) -> int:
 
 
 def _scan(args: argparse.Namespace, paths: Paths) -> int:
-    from app.context.memory import scan
+    from app.context.memory.secrets import scan
 
     try:
         text = sys.stdin.read() if args.file == "-" else Path(args.file).read_text(encoding="utf-8", errors="replace")

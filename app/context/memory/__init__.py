@@ -5,152 +5,127 @@ forked agent nor a UI: paths and scopes, the file format, listing and confined
 writes, the MEMORY.md indexes, the secret scanner, the prompt section, recall
 (heuristic and model-selected), forgetting, and the pure rules that schedule
 extraction and dreaming (cursor, gates, lock).
+
+The names below are loaded from their modules on first use (PEP 562): importing any one
+module of the package runs this file, and importing all of them here cost every headless turn
+about 45 ms (yaml, the stemmer, the forget and index code) that a plain turn never uses
+(`python -X importtime -m app -p ...`).
 """
 
-from app.context.memory.age import (
-    memory_age,
-    memory_age_days,
-    memory_freshness_note,
-    memory_freshness_text,
-)
-from app.context.memory.statefile import (
-    ExtractCursor,
-    ExtractionStart,
-    cursor_after_run,
-    plan_extraction_start,
-    read_cursor,
-    start_offset,
-    write_cursor,
-)
-from app.context.memory.document import ParsedMemory, parse_memory_text, render_memory
-from app.context.memory.entry import MemoryEntry
-from app.context.memory.forget import (
-    ForgetCandidate,
-    ForgetResult,
-    ForgetSelection,
-    apply_forget,
-    forget_candidates,
-    select_forget_candidates,
-)
-from app.context.memory.gates import (
-    DreamGateDecision,
-    DreamGateInput,
-    DreamSkipReason,
-    evaluate_dream_gates,
-)
-from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets
-from app.context.memory.index import (
-    IndexText,
-    IndexWrite,
-    assemble_index,
-    rebuild_index,
-)
-from app.context.memory.index import encode_index_path_target, sanitize_index_field
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType
-from app.context.memory.lock import (
-    LockState,
-    LockStatus,
-    acquire_lock,
-    clear_stale_lock,
-    inspect_lock,
-    lock_status,
-    remove_lock,
-)
-from app.context.memory.statefile import MemoryMeta, read_meta, write_meta
-from app.context.memory.paths import (
-    MemoryPaths,
-    TeamMemoryRootSecurityError,
-    check_team_root,
-    is_any_auto_mem_path,
-    is_auto_mem_path,
-    is_team_auto_mem_path,
-    memory_paths,
-)
-from app.context.memory.prompt import (
-    ScopeIndex,
-    append_memory_prompt,
-    build_memory_prompt,
-    memory_prompt,
-)
-from app.context.memory.recall import (
-    RecallResult,
-    RecallStrategy,
-    recall_for_query,
-    select_memories,
-)
-from app.context.memory.recall_task import RecallTask
-from app.context.memory.secrets import SecretFinding, scan, scan_for_secrets
-from app.context.memory.gates import count_sessions_since
-from app.context.memory.store import MemoryPathError, MemoryStore, MemoryStoreError
+from __future__ import annotations
 
-__all__ = [
-    "AUTO_MEMORY_TYPES",
-    "DreamGateDecision",
-    "DreamGateInput",
-    "DreamSkipReason",
-    "ExtractCursor",
-    "ExtractionStart",
-    "ForgetCandidate",
-    "ForgetResult",
-    "ForgetSelection",
-    "IndexText",
-    "IndexWrite",
-    "LockState",
-    "LockStatus",
-    "MemoryEntry",
-    "MemoryMeta",
-    "MemoryPathError",
-    "MemoryPaths",
-    "MemoryScope",
-    "MemoryStore",
-    "MemoryStoreError",
-    "MemoryType",
-    "ParsedMemory",
-    "RecallResult",
-    "RecallStrategy",
-    "RecallTask",
-    "ScopeIndex",
-    "SecretFinding",
-    "SecretsInTeamMemoryError",
-    "TeamMemoryRootSecurityError",
-    "acquire_lock",
-    "append_memory_prompt",
-    "apply_forget",
-    "assemble_index",
-    "build_memory_prompt",
-    "check_team_memory_secrets",
-    "check_team_root",
-    "clear_stale_lock",
-    "count_sessions_since",
-    "cursor_after_run",
-    "encode_index_path_target",
-    "evaluate_dream_gates",
-    "forget_candidates",
-    "inspect_lock",
-    "is_any_auto_mem_path",
-    "is_auto_mem_path",
-    "is_team_auto_mem_path",
-    "lock_status",
-    "memory_age",
-    "memory_age_days",
-    "memory_freshness_note",
-    "memory_freshness_text",
-    "memory_paths",
-    "memory_prompt",
-    "parse_memory_text",
-    "plan_extraction_start",
-    "read_cursor",
-    "read_meta",
-    "rebuild_index",
-    "recall_for_query",
-    "remove_lock",
-    "render_memory",
-    "sanitize_index_field",
-    "scan",
-    "scan_for_secrets",
-    "select_forget_candidates",
-    "select_memories",
-    "start_offset",
-    "write_cursor",
-    "write_meta",
-]
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# name -> the module that defines it
+_HOMES: dict[str, str] = {
+    "memory_age": "app.context.memory.age",
+    "memory_age_days": "app.context.memory.age",
+    "memory_freshness_note": "app.context.memory.age",
+    "memory_freshness_text": "app.context.memory.age",
+    "ExtractCursor": "app.context.memory.statefile",
+    "ExtractionStart": "app.context.memory.statefile",
+    "cursor_after_run": "app.context.memory.statefile",
+    "plan_extraction_start": "app.context.memory.statefile",
+    "read_cursor": "app.context.memory.statefile",
+    "start_offset": "app.context.memory.statefile",
+    "write_cursor": "app.context.memory.statefile",
+    "MemoryMeta": "app.context.memory.statefile",
+    "read_meta": "app.context.memory.statefile",
+    "write_meta": "app.context.memory.statefile",
+    "ParsedMemory": "app.context.memory.document",
+    "parse_memory_text": "app.context.memory.document",
+    "render_memory": "app.context.memory.document",
+    "MemoryEntry": "app.context.memory.entry",
+    "ForgetCandidate": "app.context.memory.forget",
+    "ForgetResult": "app.context.memory.forget",
+    "ForgetSelection": "app.context.memory.forget",
+    "apply_forget": "app.context.memory.forget",
+    "forget_candidates": "app.context.memory.forget",
+    "select_forget_candidates": "app.context.memory.forget",
+    "DreamGateDecision": "app.context.memory.gates",
+    "DreamGateInput": "app.context.memory.gates",
+    "DreamSkipReason": "app.context.memory.gates",
+    "evaluate_dream_gates": "app.context.memory.gates",
+    "count_sessions_since": "app.context.memory.gates",
+    "SecretsInTeamMemoryError": "app.context.memory.secrets",
+    "check_team_memory_secrets": "app.context.memory.secrets",
+    "SecretFinding": "app.context.memory.secrets",
+    "scan_for_secrets": "app.context.memory.secrets",
+    "IndexText": "app.context.memory.index",
+    "IndexWrite": "app.context.memory.index",
+    "assemble_index": "app.context.memory.index",
+    "rebuild_index": "app.context.memory.index",
+    "encode_index_path_target": "app.context.memory.index",
+    "sanitize_index_field": "app.context.memory.index",
+    "AUTO_MEMORY_TYPES": "app.context.memory.kinds",
+    "MemoryScope": "app.context.memory.kinds",
+    "MemoryType": "app.context.memory.kinds",
+    "LockState": "app.context.memory.lock",
+    "LockStatus": "app.context.memory.lock",
+    "acquire_lock": "app.context.memory.lock",
+    "clear_stale_lock": "app.context.memory.lock",
+    "inspect_lock": "app.context.memory.lock",
+    "lock_status": "app.context.memory.lock",
+    "remove_lock": "app.context.memory.lock",
+    "MemoryPaths": "app.context.memory.paths",
+    "TeamMemoryRootSecurityError": "app.context.memory.paths",
+    "check_team_root": "app.context.memory.paths",
+    "is_any_auto_mem_path": "app.context.memory.paths",
+    "is_auto_mem_path": "app.context.memory.paths",
+    "is_team_auto_mem_path": "app.context.memory.paths",
+    "memory_paths": "app.context.memory.paths",
+    "ScopeIndex": "app.context.memory.prompt",
+    "append_memory_prompt": "app.context.memory.prompt",
+    "build_memory_prompt": "app.context.memory.prompt",
+    "memory_prompt": "app.context.memory.prompt",
+    "RecallResult": "app.context.memory.recall",
+    "RecallStrategy": "app.context.memory.recall",
+    "recall_for_query": "app.context.memory.recall",
+    "select_memories": "app.context.memory.recall",
+    "RecallTask": "app.context.memory.recall_task",
+    "MemoryPathError": "app.context.memory.store",
+    "MemoryStore": "app.context.memory.store",
+    "MemoryStoreError": "app.context.memory.store",
+}
+
+__all__ = sorted(_HOMES)
+
+
+def __getattr__(name: str) -> Any:
+    home = _HOMES.get(name)
+    if home is None:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    value = getattr(importlib.import_module(home), name)
+    globals()[name] = value  # once found, an ordinary attribute
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(_HOMES))
+
+
+# ``scan`` names both a submodule (the listing cache) and the secret scanner's function, which is what
+# this package has always exported under that name. Loading a submodule binds its name on the package,
+# so the submodule is loaded first (every turn loads it anyway) and the function is bound after it.
+importlib.import_module("app.context.memory.scan")
+from app.context.memory.secrets import scan  # noqa: E402
+
+
+if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
+    from app.context.memory.age import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text  # noqa: F401
+    from app.context.memory.statefile import ExtractCursor, ExtractionStart, cursor_after_run, plan_extraction_start, read_cursor, start_offset, write_cursor, MemoryMeta, read_meta, write_meta  # noqa: F401
+    from app.context.memory.document import ParsedMemory, parse_memory_text, render_memory  # noqa: F401
+    from app.context.memory.entry import MemoryEntry  # noqa: F401
+    from app.context.memory.forget import ForgetCandidate, ForgetResult, ForgetSelection, apply_forget, forget_candidates, select_forget_candidates  # noqa: F401
+    from app.context.memory.gates import DreamGateDecision, DreamGateInput, DreamSkipReason, evaluate_dream_gates, count_sessions_since  # noqa: F401
+    from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets, SecretFinding, scan_for_secrets  # noqa: F401
+    from app.context.memory.index import IndexText, IndexWrite, assemble_index, rebuild_index, encode_index_path_target, sanitize_index_field  # noqa: F401
+    from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType  # noqa: F401
+    from app.context.memory.lock import LockState, LockStatus, acquire_lock, clear_stale_lock, inspect_lock, lock_status, remove_lock  # noqa: F401
+    from app.context.memory.paths import MemoryPaths, TeamMemoryRootSecurityError, check_team_root, is_any_auto_mem_path, is_auto_mem_path, is_team_auto_mem_path, memory_paths  # noqa: F401
+    from app.context.memory.prompt import ScopeIndex, append_memory_prompt, build_memory_prompt, memory_prompt  # noqa: F401
+    from app.context.memory.recall import RecallResult, RecallStrategy, recall_for_query, select_memories  # noqa: F401
+    from app.context.memory.recall_task import RecallTask  # noqa: F401
+    from app.context.memory.store import MemoryPathError, MemoryStore, MemoryStoreError  # noqa: F401
+    from app.context.memory.secrets import scan  # noqa: F401

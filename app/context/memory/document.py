@@ -11,9 +11,8 @@ import json
 import re
 import reprlib
 from dataclasses import dataclass, field
+from functools import cache
 from typing import Any
-
-import yaml
 
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryType, memory_type
 
@@ -23,7 +22,17 @@ _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
 # A value starting with one of these, or holding ": " or " #", means something
 # beyond a plain string to YAML (quoting, a list, an anchor, a comment...).
 _YAML_INDICATORS = frozenset("'\"[]{}|>&*!%@`#,?:-")
-_Loader = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
+@cache
+def _yaml():  # type: ignore[no-untyped-def]
+    """yaml and its fastest safe loader, imported on the first frontmatter that needs a real parser
+    (about 10 ms that a turn in a project without memories never pays)."""
+    import yaml
+
+    return yaml, getattr(yaml, "CSafeLoader", yaml.SafeLoader)
+
+
 # Characters YAML accepts nowhere in a stream, not even quoted (its "printable" set leaves them out).
 _NOT_YAML_PRINTABLE = re.compile("[\x7f-\x84\x86-\x9f\ufffe\uffff]")
 # A value shown in a problem is cut short first: through YAML aliases a few lines can name a
@@ -93,8 +102,9 @@ def parse_frontmatter_block(block: str) -> tuple[dict[str, Any], list[str]]:
     simple = _simple_fields(block)
     if simple is not None:
         return simple, []
+    yaml, loader = _yaml()
     try:
-        data = yaml.load(block, Loader=_Loader)
+        data = yaml.load(block, Loader=loader)
     except yaml.YAMLError:
         return _lenient_fields(block), ["the frontmatter is not valid YAML; it was read line by line"]
     if data is None:
@@ -191,7 +201,8 @@ def _yaml_value(value: str) -> str:
 
 
 def _reads_back(value: str) -> bool:
+    yaml, loader = _yaml()
     try:
-        return yaml.load(f"k: {value}", Loader=_Loader) == {"k": value}
+        return yaml.load(f"k: {value}", Loader=loader) == {"k": value}
     except yaml.YAMLError:
         return False

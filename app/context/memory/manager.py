@@ -19,14 +19,8 @@ from string import Template
 from typing import TYPE_CHECKING, Any
 
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
-from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.forget import ForgetResult, ForgetSelection, apply_forget, select_forget_candidates
-from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
-from app.context.memory.index import rebuild_index
 from app.context.memory.kinds import MemoryScope
-from app.context.memory.lock import acquire_lock, clear_stale_lock, inspect_lock, remove_lock
-from app.context.memory.statefile import read_meta, write_meta
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.secrets import describe_findings
@@ -34,17 +28,19 @@ from app.context.memory.semantic import semantic_from_setting, warm_up
 from app.context.memory.recall import list_recall_candidates, plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.reminder import recall_reminder
-from app.context.memory.gates import count_sessions_since
 from app.context.memory.store import MemoryStore
-from app.context.memory.touched import touched_topics_from_file_paths
 from app.context.memory.writes import written_path
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
 from app.core.status import StatusSink, no_status
 from app.core.tools.text import plural
 
+# Extraction, dreaming, forgetting and the index rebuild import their modules where they run
+# (statefile, forget, gates, index, lock, touched): a headless turn
+# uses none of them, and they cost it about 15 ms of imports (`python -X importtime`).
 if TYPE_CHECKING:
     from app.config import MemorySettings
+    from app.context.memory.forget import ForgetResult, ForgetSelection
     from app.core.llm.provider import Provider
     from app.core.tools.base import Tool, ToolContext
     from app.paths import Paths
@@ -248,6 +244,10 @@ class MemoryManager:
             history, self._queued = self._queued, None
 
     async def _extract_once(self, history: list[Message]) -> None:
+        from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
+        from app.context.memory.statefile import read_meta, write_meta
+        from app.context.memory.touched import touched_topics_from_file_paths
+
         now = self.clock()
         plan = plan_extraction_start(read_cursor(self.mem.cursor_file), self.session_id, history, now)
         if plan.skip:
@@ -309,8 +309,11 @@ class MemoryManager:
         them (or an edit outside the app) leaves a memory missing from MEMORY.md.
         """
         if self.settings.enabled:
-            self._rebuild_indexes(scope for scope in (MemoryScope.PROJECT, MemoryScope.USER) if self.mem.root(scope).is_dir())
-            if self.settings.recall:
+            present = [scope for scope in (MemoryScope.PROJECT, MemoryScope.USER) if self.mem.root(scope).is_dir()]
+            self._rebuild_indexes(present)
+            # With no memory folder there is nothing to recall: no thread importing the stemmer
+            # beside a headless turn's own start-up (it held the GIL for about 25 ms of it).
+            if self.settings.recall and present:
                 # The first turn's recall should not pay for the stemmer's import and the index build
                 # inside its 150 ms: do both now, beside start-up, in a daemon thread.
                 threading.Thread(target=self._prewarm_recall, name="memory-recall-prewarm", daemon=True).start()
@@ -324,6 +327,11 @@ class MemoryManager:
             pass
 
     def _rebuild_indexes(self, scopes: Iterable[MemoryScope], removed: Sequence[Path] = ()) -> None:
+        scopes = list(scopes)
+        if not scopes:  # no memory folder yet: the index writer is not even imported
+            return
+        from app.context.memory.index import rebuild_index
+
         for scope in scopes:
             try:
                 rebuild_index(self.mem, scope, removed=removed)
@@ -333,6 +341,11 @@ class MemoryManager:
     # -- dreaming ---------------------------------------------------------------------------------------
 
     def check_dream(self) -> None:
+        from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
+        from app.context.memory.lock import inspect_lock, remove_lock
+        from app.context.memory.statefile import read_meta, write_meta
+        from app.context.memory.gates import count_sessions_since
+
         if self.provider is None:
             return
         now = self.clock()
@@ -371,6 +384,9 @@ class MemoryManager:
         return True
 
     async def _dream(self) -> None:
+        from app.context.memory.lock import acquire_lock, clear_stale_lock, remove_lock
+        from app.context.memory.statefile import read_meta, write_meta
+
         # /dream skips the gates, which is where a crashed process's lock is otherwise cleared.
         clear_stale_lock(self.mem.lock_file, self.clock())
         if not acquire_lock(self.mem.lock_file):
@@ -420,10 +436,14 @@ class MemoryManager:
 
     async def select_forget(self, query: str) -> ForgetSelection:
         """Candidates only: nothing is deleted until the person confirms (see ``forget``)."""
+        from app.context.memory.forget import select_forget_candidates
+
         entries = self.store.list_scopes((MemoryScope.PROJECT, MemoryScope.USER))
         return await select_forget_candidates(query, entries, provider=self.provider)
 
     def forget(self, targets: Sequence[Any]) -> ForgetResult:
+        from app.context.memory.forget import apply_forget
+
         result = apply_forget(self.store, targets, now=self.clock())
         self._rebuild_indexes((MemoryScope.PROJECT, MemoryScope.USER), removed=result.deleted)
         self._changed()

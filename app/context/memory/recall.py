@@ -18,9 +18,7 @@ from typing import TYPE_CHECKING
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.kinds import MemoryScope
-from app.context.memory.ranking import rank, relevant
 from app.context.memory.reminder import recall_reminder
-from app.context.memory.terms import query_terms
 from app.context.memory.secrets import contains_secret
 from app.context.memory.selector import (
     RECALL_SELECTOR_TIMEOUT_SECONDS,
@@ -123,6 +121,13 @@ def plan_recall(
 ) -> RecallPlan:
     excluded = {str(path) for path in excluded_paths}
     usable = [e for e in entries if e.usable and str(e.path) not in excluded] if excluded else _usable_entries(entries)
+    if not usable:  # nothing to rank: the stemmer, the date rules and the index are not loaded
+        return RecallPlan(tokens=(), scored=(), relevant=(), candidates=(), recent_tools=tuple(recent_tools))
+    # Imported here, not at the top: a project without memories (every headless turn's first
+    # request waits for recall) does not pay their ~10 ms of imports and compiled patterns.
+    from app.context.memory.ranking import rank, relevant
+    from app.context.memory.terms import query_terms
+
     terms = query_terms(query, now)
     # The index holds every usable memory (so it stays the same from turn to turn); the filter of
     # memories about a just-used tool is applied to the ranked few, not to all 50,000.

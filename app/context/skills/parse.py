@@ -18,6 +18,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from app.context.skills.model import Skill, SkillErrorCode, SkillLevel, SkillProblem
+from app.context.skills.plain_frontmatter import plain_frontmatter
 
 # Anchored at the very start and end (\Z, not $, which Python also lets match before a final newline).
 _FRONTMATTER = re.compile(r"^---\n([\s\S]*?)\n---(?:\n|\Z)([\s\S]*)\Z")
@@ -128,6 +129,9 @@ def _loader() -> Any:
 
 
 def _load_yaml(block: str) -> dict[str, Any]:
+    plain = plain_frontmatter(block)  # the common case, without importing YAML at start-up
+    if plain is not None:
+        return plain
     import yaml
 
     try:

@@ -80,6 +80,34 @@ class Ripgrep:
         args += [f"--regexp={pattern}", "--", str(target)]
         return args
 
+    async def output(self, args: list[str]) -> bytes:
+        """ripgrep's whole output at once, for a listing read to the end anyway (glob).
+
+        One read to the end and one decode beat a record at a time through ``records``: on
+        30,000 files the per-record generator, slicing and ``fsdecode`` were about 60 ms.
+        The process is killed if the caller is cancelled.
+        """
+        try:
+            proc = await asyncio.create_subprocess_exec(
+                str(self.binary),
+                *args,
+                stdin=asyncio.subprocess.DEVNULL,
+                stdout=asyncio.subprocess.PIPE,
+                stderr=asyncio.subprocess.PIPE,
+            )
+        except OSError as exc:
+            raise RipgrepUnavailable(f"{self.binary}: {exc}") from exc
+        try:
+            stdout, stderr = await proc.communicate()
+        finally:
+            if proc.returncode is None:
+                with contextlib.suppress(ProcessLookupError):
+                    proc.kill()
+                await proc.wait()
+        if proc.returncode == 2 and not stdout and stderr.strip():  # as in ``records``
+            raise RipgrepFailed(_first_lines(stderr.decode("utf-8", "replace")))
+        return stdout
+
     async def records(self, args: list[str], *, separator: bytes) -> AsyncIterator[bytes]:
         """ripgrep's output split on ``separator``; the process is killed if the caller stops early."""
         try:

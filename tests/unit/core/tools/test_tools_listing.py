@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 import os
+import time
 from pathlib import Path
 
 import pytest
 
 from app.core.tools.base import ToolContext, ToolError
-from app.core.tools.glob_tool import MAX_RESULTS, GlobTool
+from app.core.tools.glob_tool import MAX_RESULTS, MAX_TIMED, RECENT_SECONDS, GlobTool
+from app.core.tools.ripgrep import Ripgrep
 from app.core.tools.list_directory import ListDirectoryTool, human_size
 
 listing = ListDirectoryTool()
@@ -65,10 +67,11 @@ def test_human_size() -> None:
 
 
 async def test_glob_double_star_recurses_and_single_star_does_not(ctx: ToolContext) -> None:
-    _touch(ctx.root, "top.py", mtime=1_000)
-    _touch(ctx.root, "src/a.py", mtime=2_000)
-    _touch(ctx.root, "src/deep/b.py", mtime=3_000)
-    _touch(ctx.root, "src/readme.md", mtime=4_000)
+    now = time.time()  # all changed within the last hour: newest first
+    _touch(ctx.root, "top.py", mtime=now - 400)
+    _touch(ctx.root, "src/a.py", mtime=now - 300)
+    _touch(ctx.root, "src/deep/b.py", mtime=now - 200)
+    _touch(ctx.root, "src/readme.md", mtime=now - 100)
     recursive = await glob.run({"pattern": "**/*.py"}, ctx)
     assert recursive.output.splitlines() == ["src/deep/b.py", "src/a.py", "top.py"]  # newest first
     assert recursive.summary == "3 files"
@@ -92,6 +95,44 @@ async def test_glob_finds_dot_files_but_not_skipped_directories(ctx: ToolContext
     assert (await glob.run({"pattern": "**/*.yml"}, ctx)).output == ".github/workflows/ci.yml"
     everything = (await glob.run({"pattern": "**"}, ctx)).output.splitlines()
     assert sorted(everything) == [".env", ".github/workflows/ci.yml"]
+
+
+@pytest.mark.parametrize("walk", ["ripgrep", "python"])
+async def test_glob_lists_the_last_day_s_changes_first_then_the_rest_by_path(ctx: ToolContext, walk: str) -> None:
+    # Qwen Code's order: changed within 24 hours, newest first; everything older alphabetically
+    # (not by age: last month's and last year's files are equally "old").
+    now = time.time()
+    _touch(ctx.root, "zeta.py", mtime=now - 60)
+    _touch(ctx.root, "src/mid.py", mtime=now - 3_600)
+    _touch(ctx.root, "alpha.py", mtime=now - RECENT_SECONDS - 60)  # a day and a minute ago
+    _touch(ctx.root, "src/old.py", mtime=now - 400 * 86_400)
+    _touch(ctx.root, "beta.py", mtime=now - 30 * 86_400)
+    if walk == "python":  # no runnable rg: the same order from the Python walk
+        broken = ctx.root.parent / "not-rg"
+        broken.write_text("not a program\n")
+        tool = GlobTool(Ripgrep(broken))
+    else:
+        tool = glob
+    result = await tool.run({"pattern": "**/*.py"}, ctx)
+    assert result.output.splitlines() == ["zeta.py", "src/mid.py", "alpha.py", "beta.py", "src/old.py"]
+
+
+async def test_a_glob_wider_than_the_timed_limit_is_listed_by_path_and_says_so(ctx: ToolContext) -> None:
+    # No stat per match beyond MAX_TIMED matches (that was most of a wide glob's time): the
+    # newest file is then not first, and the output tells the model why.
+    for n in range(MAX_TIMED + 1):
+        _touch(ctx.root, f"wide/f{n:05d}.txt")
+    _touch(ctx.root, f"wide/f{MAX_TIMED + 1:05d}.txt", mtime=time.time() + 3_600)  # the newest, by far
+    result = await glob.run({"pattern": "wide/*.txt"}, ctx)
+    lines = result.output.splitlines()
+    assert lines[0] == "wide/f00000.txt"
+    assert lines[MAX_RESULTS - 1] == f"wide/f{MAX_RESULTS - 1:05d}.txt"
+    assert lines[-2].startswith(f"… {MAX_TIMED + 2 - MAX_RESULTS:,} more files not shown".replace(",", ""))
+    assert lines[-1] == f"(more than {MAX_TIMED:,} files match: listed by path, without the recently changed ones first)"
+    assert result.summary == f"{MAX_TIMED + 2} files"
+    # Within the limit the order is by time again.
+    narrow = await glob.run({"pattern": "wide/f0200*.txt"}, ctx)
+    assert narrow.output.splitlines()[0] == f"wide/f{MAX_TIMED + 1:05d}.txt"
 
 
 async def test_glob_ties_in_mtime_sort_by_path(ctx: ToolContext) -> None:
