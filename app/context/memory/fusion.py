@@ -24,9 +24,12 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.ranking import Ranked
+
+if TYPE_CHECKING:  # only a type here: the ranker loads with the first recall that has memories
+    from app.context.memory.ranking import Ranked
 
 # The usual constant of reciprocal rank fusion: a top rank counts, but not overwhelmingly.
 K = 5

@@ -15,12 +15,15 @@ import logging
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.context.memory.embedder import INSTALL_HINT, Embedder, extra_installed, load_wordllama
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.fusion import SemanticCutoff, fuse
-from app.context.memory.ranking import Ranked
 from app.context.memory.vector_cache import VectorCache
+
+if TYPE_CHECKING:  # only a type here: the ranker loads with the first recall that has memories
+    from app.context.memory.ranking import Ranked
 
 log = logging.getLogger(__name__)
 
