@@ -16,25 +16,9 @@ def atomic_write_text(path: Path, text: str, *, encoding: str = "utf-8", mode: i
     """Write ``text`` so readers see the old file or the new one, never half of it.
 
     The temporary file lives in the target's directory so the final rename stays
-    on one filesystem (rename is only atomic there).
+    on one filesystem (rename is only atomic there). Line endings are written as given.
     """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp_name = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w", encoding=encoding, newline="") as handle:
-            handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
-        if mode is None:
-            mode = path.stat().st_mode & 0o777 if path.exists() else 0o666 & ~_UMASK
-        os.chmod(tmp_name, mode)
-        os.replace(tmp_name, path)
-    except BaseException:
-        try:
-            os.unlink(tmp_name)
-        except FileNotFoundError:
-            pass
-        raise
+    atomic_write_bytes(path, text.encode(encoding), mode=mode)
 
 
 def atomic_write_bytes(path: Path, data: bytes, *, mode: int | None = None) -> None:

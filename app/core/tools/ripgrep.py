@@ -87,16 +87,7 @@ class Ripgrep:
         30,000 files the per-record generator, slicing and ``fsdecode`` were about 60 ms.
         The process is killed if the caller is cancelled.
         """
-        try:
-            proc = await asyncio.create_subprocess_exec(
-                str(self.binary),
-                *args,
-                stdin=asyncio.subprocess.DEVNULL,
-                stdout=asyncio.subprocess.PIPE,
-                stderr=asyncio.subprocess.PIPE,
-            )
-        except OSError as exc:
-            raise RipgrepUnavailable(f"{self.binary}: {exc}") from exc
+        proc = await self._spawn(args)
         try:
             stdout, stderr = await proc.communicate()
         finally:
@@ -108,10 +99,9 @@ class Ripgrep:
             raise RipgrepFailed(_first_lines(stderr.decode("utf-8", "replace")))
         return stdout
 
-    async def records(self, args: list[str], *, separator: bytes) -> AsyncIterator[bytes]:
-        """ripgrep's output split on ``separator``; the process is killed if the caller stops early."""
+    async def _spawn(self, args: list[str]) -> asyncio.subprocess.Process:
         try:
-            proc = await asyncio.create_subprocess_exec(
+            return await asyncio.create_subprocess_exec(
                 str(self.binary),
                 *args,
                 stdin=asyncio.subprocess.DEVNULL,
@@ -120,6 +110,10 @@ class Ripgrep:
             )
         except OSError as exc:
             raise RipgrepUnavailable(f"{self.binary}: {exc}") from exc
+
+    async def records(self, args: list[str], *, separator: bytes) -> AsyncIterator[bytes]:
+        """ripgrep's output split on ``separator``; the process is killed if the caller stops early."""
+        proc = await self._spawn(args)
         assert proc.stdout is not None and proc.stderr is not None
         stderr_task = asyncio.ensure_future(proc.stderr.read())
         produced = False
