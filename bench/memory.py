@@ -22,7 +22,7 @@ import time
 from pathlib import Path
 
 from app.context.memory.index import rebuild_index
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import MemoryPaths
 from app.context.memory.terms import normalize_text
 from app.context.memory.recall import heuristic_selection, plan_recall, recall_for_query

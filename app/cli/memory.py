@@ -127,7 +127,7 @@ def _entry_text(entry: MemoryEntry, topic: str, now: float) -> str:
 
 def _show(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory import MemoryPathError, MemoryStore
-    from app.context.memory.reading import read_capped
+    from app.context.memory.paths import read_capped
 
     mem = _mem(paths)
     store = MemoryStore(mem)

@@ -58,9 +58,9 @@ _HOMES: dict[str, str] = {
     "rebuild_index": "app.context.memory.index",
     "encode_index_path_target": "app.context.memory.index",
     "sanitize_index_field": "app.context.memory.index",
-    "AUTO_MEMORY_TYPES": "app.context.memory.kinds",
-    "MemoryScope": "app.context.memory.kinds",
-    "MemoryType": "app.context.memory.kinds",
+    "AUTO_MEMORY_TYPES": "app.context.memory.paths",
+    "MemoryScope": "app.context.memory.paths",
+    "MemoryType": "app.context.memory.paths",
     "LockState": "app.context.memory.lock",
     "LockStatus": "app.context.memory.lock",
     "acquire_lock": "app.context.memory.lock",
@@ -121,7 +121,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from app.context.memory.gates import DreamGateDecision, DreamGateInput, DreamSkipReason, evaluate_dream_gates, count_sessions_since  # noqa: F401
     from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets, SecretFinding, scan_for_secrets  # noqa: F401
     from app.context.memory.index import IndexText, IndexWrite, assemble_index, rebuild_index, encode_index_path_target, sanitize_index_field  # noqa: F401
-    from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType  # noqa: F401
+    from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope, MemoryType  # noqa: F401
     from app.context.memory.lock import LockState, LockStatus, acquire_lock, clear_stale_lock, inspect_lock, lock_status, remove_lock  # noqa: F401
     from app.context.memory.paths import MemoryPaths, TeamMemoryRootSecurityError, check_team_root, is_any_auto_mem_path, is_auto_mem_path, is_team_auto_mem_path, memory_paths  # noqa: F401
     from app.context.memory.prompt import ScopeIndex, append_memory_prompt, build_memory_prompt, memory_prompt  # noqa: F401

@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from app.context.memory.document import ParsedMemory
-from app.context.memory.kinds import MemoryScope, MemoryType
+from app.context.memory.paths import MemoryScope, MemoryType
 
 
 @dataclass(frozen=True)

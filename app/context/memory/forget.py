@@ -25,7 +25,7 @@ from app.context.memory.body_entries import bullet_entries, remove_entries
 from app.context.memory.document import render_with_frontmatter
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.index import rebuild_index
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.statefile import read_meta, write_meta
 from app.context.memory.store import MemoryStore
 from app.core.llm.errors import LLMError

@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from app.context.memory.document import parse_memory_text
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import (
     INDEX_FILENAME,
     MemoryPaths,

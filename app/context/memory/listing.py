@@ -6,7 +6,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope
 
 SCOPE_TITLES = {
     MemoryScope.PROJECT: "Project memory",

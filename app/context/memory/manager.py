@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Any
 
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.secrets import describe_findings

@@ -13,7 +13,7 @@ from pathlib import Path
 from string import Template
 
 from app.context.memory.index import clean_index_text
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import (
     INDEX_FILENAME,
     MemoryPaths,
@@ -21,7 +21,7 @@ from app.context.memory.paths import (
     check_team_root,
 )
 from app.context.memory.index import index_for_prompt
-from app.context.memory.reading import read_text_no_follow
+from app.context.memory.paths import read_text_no_follow
 from app.context.memory.secrets import SecretFinding
 from app.context.memory.untrusted import clean_for_prompt, fence_repository_text
 from app.templates import package_template

@@ -17,7 +17,7 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.reminder import recall_reminder
 from app.context.memory.secrets import contains_secret
 from app.context.memory.selector import (

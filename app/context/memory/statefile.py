@@ -25,7 +25,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Protocol
 
-from app.context.memory.kinds import AUTO_MEMORY_SCHEMA_VERSION
+from app.context.memory.paths import AUTO_MEMORY_SCHEMA_VERSION
 from app.fsutil import atomic_write_text
 
 

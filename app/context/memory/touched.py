@@ -11,7 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from pathlib import Path
 
-from app.context.memory.kinds import AUTO_MEMORY_TYPES
+from app.context.memory.paths import AUTO_MEMORY_TYPES
 
 
 def touched_topics_from_file_paths(file_paths: Iterable[str | Path], roots: Iterable[str | Path]) -> list[str]:

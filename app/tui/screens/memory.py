@@ -37,7 +37,7 @@ from app.context.memory.listing import (
     filter_entries,
     group_entries,
 )
-from app.context.memory.reading import read_capped
+from app.context.memory.paths import read_capped
 from app.context.memory.secrets import describe_findings
 from app.context.memory.task_status import describe_task
 from app.core.events import MEMORY_WORK

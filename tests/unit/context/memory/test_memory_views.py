@@ -8,7 +8,7 @@ import pytest
 
 from app.context.memory.forget import forget_candidates
 from app.context.memory.forget import describe_item, forget_preview
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.listing import filter_entries, group_entries
 from app.context.memory.manager import TaskState
 from app.context.memory.task_status import describe_task, memory_activity

@@ -7,7 +7,7 @@ from pathlib import Path
 from app.context.memory.reminder import recall_in_request, recall_reminder
 from app.core.request import MESSAGES, AssembledRequest, RequestPart
 from app.context.memory.scan import read_entry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from tests.unit.memory_support import memory_text, put
 
 
