@@ -72,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _list(args: argparse.Namespace, paths: Paths) -> int:
-    from app.context.memory.listing import entry_topic, group_entries
+    from app.context.memory.entry import entry_topic, group_entries
 
     from app.context.memory.scan import scan_notes
 
@@ -175,7 +175,7 @@ def _find(target: str, entries: list[MemoryEntry], store: MemoryStore) -> list[M
 
 def _status(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory import inspect_lock, read_meta
-    from app.context.memory.task_status import RUN_STATUS_WORDS, clock_time
+    from app.context.memory.gates import RUN_STATUS_WORDS, clock_time
     from app.core.tools.text import plural
 
     mem = _mem(paths)

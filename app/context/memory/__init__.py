@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 # name -> the module that defines it
 _HOMES: dict[str, str] = {
-    "memory_age": "app.context.memory.age",
-    "memory_age_days": "app.context.memory.age",
-    "memory_freshness_note": "app.context.memory.age",
-    "memory_freshness_text": "app.context.memory.age",
+    "memory_age": "app.context.memory.reminder",
+    "memory_age_days": "app.context.memory.reminder",
+    "memory_freshness_note": "app.context.memory.reminder",
+    "memory_freshness_text": "app.context.memory.reminder",
     "ExtractCursor": "app.context.memory.statefile",
     "ExtractionStart": "app.context.memory.statefile",
     "cursor_after_run": "app.context.memory.statefile",
@@ -61,13 +61,13 @@ _HOMES: dict[str, str] = {
     "AUTO_MEMORY_TYPES": "app.context.memory.paths",
     "MemoryScope": "app.context.memory.paths",
     "MemoryType": "app.context.memory.paths",
-    "LockState": "app.context.memory.lock",
-    "LockStatus": "app.context.memory.lock",
-    "acquire_lock": "app.context.memory.lock",
-    "clear_stale_lock": "app.context.memory.lock",
-    "inspect_lock": "app.context.memory.lock",
-    "lock_status": "app.context.memory.lock",
-    "remove_lock": "app.context.memory.lock",
+    "LockState": "app.context.memory.statefile",
+    "LockStatus": "app.context.memory.statefile",
+    "acquire_lock": "app.context.memory.statefile",
+    "clear_stale_lock": "app.context.memory.statefile",
+    "inspect_lock": "app.context.memory.statefile",
+    "lock_status": "app.context.memory.statefile",
+    "remove_lock": "app.context.memory.statefile",
     "MemoryPaths": "app.context.memory.paths",
     "TeamMemoryRootSecurityError": "app.context.memory.paths",
     "check_team_root": "app.context.memory.paths",
@@ -113,7 +113,7 @@ from app.context.memory.secrets import scan  # noqa: E402
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from app.context.memory.age import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text  # noqa: F401
+    from app.context.memory.reminder import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text  # noqa: F401
     from app.context.memory.statefile import ExtractCursor, ExtractionStart, cursor_after_run, plan_extraction_start, read_cursor, start_offset, write_cursor, MemoryMeta, read_meta, write_meta  # noqa: F401
     from app.context.memory.document import ParsedMemory, parse_memory_text, render_memory  # noqa: F401
     from app.context.memory.entry import MemoryEntry  # noqa: F401
@@ -122,7 +122,7 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets, SecretFinding, scan_for_secrets  # noqa: F401
     from app.context.memory.index import IndexText, IndexWrite, assemble_index, rebuild_index, encode_index_path_target, sanitize_index_field  # noqa: F401
     from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope, MemoryType  # noqa: F401
-    from app.context.memory.lock import LockState, LockStatus, acquire_lock, clear_stale_lock, inspect_lock, lock_status, remove_lock  # noqa: F401
+    from app.context.memory.statefile import LockState, LockStatus, acquire_lock, clear_stale_lock, inspect_lock, lock_status, remove_lock  # noqa: F401
     from app.context.memory.paths import MemoryPaths, TeamMemoryRootSecurityError, check_team_root, is_any_auto_mem_path, is_auto_mem_path, is_team_auto_mem_path, memory_paths  # noqa: F401
     from app.context.memory.prompt import ScopeIndex, append_memory_prompt, build_memory_prompt, memory_prompt  # noqa: F401
     from app.context.memory.recall import RecallResult, RecallStrategy, recall_for_query, select_memories  # noqa: F401

@@ -16,10 +16,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from app.context.memory.guard_tool import memory_write_refusal
+from app.context.memory.guard import memory_write_refusal
 from app.context.memory.paths import MemoryPaths
-from app.context.memory.permissions import ScopedDecision, memory_agent_decision
-from app.context.memory.writes import written_path
+from app.context.memory.guard import ScopedDecision, memory_agent_decision
+from app.context.memory.guard import written_path
 from app.core.agent import Agent, AgentLimits, StaticAssembler
 from app.core.protocols import ToolGuard
 from app.core.events import ToolCallFinished

@@ -29,7 +29,8 @@ from app.context.memory.recall import list_recall_candidates, plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.reminder import recall_reminder
 from app.context.memory.store import MemoryStore
-from app.context.memory.writes import written_path
+from app.context.memory.guard import written_path
+from app.context.memory.gates import TaskState
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
 from app.core.status import StatusSink, no_status
@@ -50,16 +51,6 @@ log = logging.getLogger(__name__)
 # A tool result in the transcript the extraction agent reads is cut to this many characters.
 TRANSCRIPT_TOOL_CHARS = 600
 MERGED_MARKER = "(merged into "
-
-
-@dataclass
-class TaskState:
-    """What a background memory task is doing, for the status strip."""
-
-    name: str
-    state: str = "idle"  # idle | queued | running | done | skipped | failed
-    detail: str = ""
-    last_run_at: float | None = None
 
 
 def render_transcript(messages: Iterable[Message]) -> str:
@@ -246,7 +237,7 @@ class MemoryManager:
     async def _extract_once(self, history: list[Message]) -> None:
         from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
         from app.context.memory.statefile import read_meta, write_meta
-        from app.context.memory.touched import touched_topics_from_file_paths
+        from app.context.memory.guard import touched_topics_from_file_paths
 
         now = self.clock()
         plan = plan_extraction_start(read_cursor(self.mem.cursor_file), self.session_id, history, now)
@@ -342,7 +333,7 @@ class MemoryManager:
 
     def check_dream(self) -> None:
         from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
-        from app.context.memory.lock import inspect_lock, remove_lock
+        from app.context.memory.statefile import inspect_lock, remove_lock
         from app.context.memory.statefile import read_meta, write_meta
         from app.context.memory.gates import count_sessions_since
 
@@ -384,7 +375,7 @@ class MemoryManager:
         return True
 
     async def _dream(self) -> None:
-        from app.context.memory.lock import acquire_lock, clear_stale_lock, remove_lock
+        from app.context.memory.statefile import acquire_lock, clear_stale_lock, remove_lock
         from app.context.memory.statefile import read_meta, write_meta
 
         # /dream skips the gates, which is where a crashed process's lock is otherwise cleared.
@@ -484,7 +475,7 @@ class MemoryManager:
 
     def guard_tool(self, call: ToolCall, tool: Tool, args: dict[str, Any], context: ToolContext) -> str | None:
         """Memory writes are checked: no secrets, a valid file in its type's folder."""
-        from app.context.memory.guard_tool import team_secret_refusal
+        from app.context.memory.guard import team_secret_refusal
 
         return team_secret_refusal(self.mem, tool.name, args, context)
 

@@ -23,7 +23,7 @@ from app.context.memory.paths import (
 from app.context.memory.index import index_for_prompt
 from app.context.memory.paths import read_text_no_follow
 from app.context.memory.secrets import SecretFinding
-from app.context.memory.untrusted import clean_for_prompt, fence_repository_text
+from app.context.untrusted import clean_for_prompt, fence_repository_text
 from app.templates import package_template
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four")

@@ -29,7 +29,7 @@ from app.context.memory.selector import (
 )
 from app.context.memory.scan import MemoryListing
 from app.context.memory.store import MemoryStore
-from app.context.memory.tool_filter import filter_active_tool_memories
+from app.context.memory.selector import filter_active_tool_memories
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query

@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.context.prompt.git_info import GitInfo
-from app.context.prompt.untrusted import clean_untrusted
+from app.context.untrusted import clean_untrusted
 
 HEADER = (
     "Git snapshot at conversation start. This snapshot is frozen in time and may become stale; "

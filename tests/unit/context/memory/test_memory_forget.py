@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.body_entries import bullet_entries, remove_entries
+from app.context.memory.forget import bullet_entries, remove_entries
 from app.context.memory.forget import (
     FORGET_SCHEMA,
     ForgetSelectorError,

@@ -33,7 +33,7 @@ from app.context.memory.selector import (
     selector_prompt,
 )
 from app.context.memory.store import MemoryStore
-from app.context.memory.tool_filter import filter_active_tool_memories, tool_aliases
+from app.context.memory.selector import filter_active_tool_memories, tool_aliases
 from app.core.llm.errors import LLMError
 from tests.unit.memory_support import (
     DAY,

@@ -25,7 +25,7 @@ from app.context.memory.gates import (
     DreamSkipReason,
     evaluate_dream_gates,
 )
-from app.context.memory.lock import (
+from app.context.memory.statefile import (
     DREAM_LOCK_STALE_SECONDS,
     LockState,
     acquire_lock,
