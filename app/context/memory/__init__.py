@@ -19,10 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 # name -> the module that defines it
 _HOMES: dict[str, str] = {
-    "memory_age": "app.context.memory.reminder",
-    "memory_age_days": "app.context.memory.reminder",
-    "memory_freshness_note": "app.context.memory.reminder",
-    "memory_freshness_text": "app.context.memory.reminder",
+    "memory_age": "app.context.memory.prompt",
+    "memory_age_days": "app.context.memory.prompt",
+    "memory_freshness_note": "app.context.memory.prompt",
+    "memory_freshness_text": "app.context.memory.prompt",
     "ExtractCursor": "app.context.memory.statefile",
     "ExtractionStart": "app.context.memory.statefile",
     "cursor_after_run": "app.context.memory.statefile",
@@ -113,7 +113,7 @@ from app.context.memory.secrets import scan  # noqa: E402
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from app.context.memory.reminder import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text  # noqa: F401
+    from app.context.memory.prompt import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text  # noqa: F401
     from app.context.memory.statefile import ExtractCursor, ExtractionStart, cursor_after_run, plan_extraction_start, read_cursor, start_offset, write_cursor, MemoryMeta, read_meta, write_meta  # noqa: F401
     from app.context.memory.document import ParsedMemory, parse_memory_text, render_memory  # noqa: F401
     from app.context.memory.entry import MemoryEntry  # noqa: F401

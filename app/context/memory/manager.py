@@ -27,9 +27,9 @@ from app.context.memory.secrets import describe_findings
 from app.context.memory.semantic import semantic_from_setting, warm_up
 from app.context.memory.recall import list_recall_candidates, plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
-from app.context.memory.reminder import recall_reminder
+from app.context.memory.prompt import recall_reminder
 from app.context.memory.store import MemoryStore
-from app.context.memory.guard import written_path
+from app.context.memory.agents import written_path
 from app.context.memory.gates import TaskState
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
@@ -237,7 +237,7 @@ class MemoryManager:
     async def _extract_once(self, history: list[Message]) -> None:
         from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
         from app.context.memory.statefile import read_meta, write_meta
-        from app.context.memory.guard import touched_topics_from_file_paths
+        from app.context.memory.agents import touched_topics_from_file_paths
 
         now = self.clock()
         plan = plan_extraction_start(read_cursor(self.mem.cursor_file), self.session_id, history, now)
@@ -475,7 +475,7 @@ class MemoryManager:
 
     def guard_tool(self, call: ToolCall, tool: Tool, args: dict[str, Any], context: ToolContext) -> str | None:
         """Memory writes are checked: no secrets, a valid file in its type's folder."""
-        from app.context.memory.guard import team_secret_refusal
+        from app.context.memory.agents import team_secret_refusal
 
         return team_secret_refusal(self.mem, tool.name, args, context)
 

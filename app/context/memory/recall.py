@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.paths import MemoryScope
-from app.context.memory.reminder import recall_reminder
+from app.context.memory.prompt import recall_reminder
 from app.context.memory.secrets import contains_secret
 from app.context.memory.selector import (
     RECALL_SELECTOR_TIMEOUT_SECONDS,

@@ -20,7 +20,7 @@ from app.context.memory.recall import (
     select_memories,
 )
 from app.context.memory.recall_task import RecallTask
-from app.context.memory.reminder import recall_reminder, render_relevant_memory
+from app.context.memory.prompt import recall_reminder, render_relevant_memory
 from app.context.memory.selector import (
     MAX_MODEL_MANIFEST_BYTES,
     SELECTOR_SCHEMA,
