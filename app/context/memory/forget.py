@@ -33,7 +33,7 @@ from app.context.memory.document import render_with_frontmatter
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.index import rebuild_index
 from app.context.memory.paths import MemoryScope
-from app.context.memory.statefile import read_meta, write_meta
+from app.context.memory.schedule import read_meta, write_meta
 from app.context.memory.store import MemoryStore
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider

@@ -30,7 +30,7 @@ from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.prompt import recall_reminder
 from app.context.memory.store import MemoryStore
 from app.context.memory.agents import written_path
-from app.context.memory.gates import TaskState
+from app.context.memory.schedule import TaskState
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
 from app.core.status import StatusSink, no_status
@@ -235,8 +235,8 @@ class MemoryManager:
             history, self._queued = self._queued, None
 
     async def _extract_once(self, history: list[Message]) -> None:
-        from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
-        from app.context.memory.statefile import read_meta, write_meta
+        from app.context.memory.schedule import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
+        from app.context.memory.schedule import read_meta, write_meta
         from app.context.memory.agents import touched_topics_from_file_paths
 
         now = self.clock()
@@ -332,10 +332,10 @@ class MemoryManager:
     # -- dreaming ---------------------------------------------------------------------------------------
 
     def check_dream(self) -> None:
-        from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
-        from app.context.memory.statefile import inspect_lock, remove_lock
-        from app.context.memory.statefile import read_meta, write_meta
-        from app.context.memory.gates import count_sessions_since
+        from app.context.memory.schedule import DreamGateInput, evaluate_dream_gates
+        from app.context.memory.schedule import inspect_lock, remove_lock
+        from app.context.memory.schedule import read_meta, write_meta
+        from app.context.memory.schedule import count_sessions_since
 
         if self.provider is None:
             return
@@ -375,8 +375,8 @@ class MemoryManager:
         return True
 
     async def _dream(self) -> None:
-        from app.context.memory.statefile import acquire_lock, clear_stale_lock, remove_lock
-        from app.context.memory.statefile import read_meta, write_meta
+        from app.context.memory.schedule import acquire_lock, clear_stale_lock, remove_lock
+        from app.context.memory.schedule import read_meta, write_meta
 
         # /dream skips the gates, which is where a crashed process's lock is otherwise cleared.
         clear_stale_lock(self.mem.lock_file, self.clock())

@@ -25,7 +25,7 @@ from functools import lru_cache
 from typing import Any
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.statefile import iso_utc
+from app.context.memory.schedule import iso_utc
 from app.context.memory.terms import normalize_text
 from app.context.memory.textunits import utf16_prefix
 from app.templates import package_template
