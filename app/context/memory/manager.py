@@ -30,14 +30,14 @@ from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.prompt import recall_reminder
 from app.context.memory.store import MemoryStore
 from app.context.memory.agents import written_path
-from app.context.memory.schedule import TaskState
+from app.context.memory.agents import TaskState
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
 from app.core.status import StatusSink, no_status
 from app.core.tools.text import plural
 
 # Extraction, dreaming, forgetting and the index rebuild import their modules where they run
-# (statefile, forget, gates, index, lock, touched): a headless turn
+# (schedule, forget, index): a headless turn
 # uses none of them, and they cost it about 15 ms of imports (`python -X importtime`).
 if TYPE_CHECKING:
     from app.config import MemorySettings

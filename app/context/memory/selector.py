@@ -25,7 +25,6 @@ from functools import lru_cache
 from typing import Any
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.schedule import iso_utc
 from app.context.memory.terms import normalize_text
 from app.context.memory.textunits import utf16_prefix
 from app.templates import package_template
@@ -69,6 +68,9 @@ def model_candidates(ranked: Sequence[MemoryEntry]) -> list[MemoryEntry]:
 
 def manifest_line(entry: MemoryEntry, short_id: str) -> str:
     """``- <id> [<type>] (<date changed>): <title> — <description>``; no ``: …`` without either."""
+    # The state files' date form; schedule.py is loaded only when the selector runs (a plain turn skips it).
+    from app.context.memory.schedule import iso_utc
+
     kind = entry.type.value if entry.type else "unknown"
     line = f"- {short_id} [{kind}] ({iso_utc(entry.mtime)[:10]})"
     title = " ".join(entry.title.split())
