@@ -2,7 +2,7 @@
 
 It sits right after the instruction blocks. Branch names, file names and commit
 subjects come from whoever wrote the repository, so every line is cleaned
-(untrusted.py), prefixed with ``git: `` (no line can then start a fence or a context
+(app/context/untrusted.py), prefixed with ``git: `` (no line can then start a fence or a context
 marker) and fenced under a header that calls it untrusted data.
 """
 
