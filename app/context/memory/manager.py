@@ -13,7 +13,7 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
