@@ -22,11 +22,11 @@ import time
 from pathlib import Path
 
 from app.context.memory.index import rebuild_index
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import MemoryPaths
 from app.context.memory.terms import normalize_text
 from app.context.memory.recall import heuristic_selection, plan_recall, recall_for_query
-from app.context.memory.reminder import recall_reminder
+from app.context.memory.prompt import recall_reminder
 from app.context.memory.scan import RACY_NS, clear_scan_cache
 from app.context.memory.secrets import scan
 from app.context.memory.store import MemoryStore

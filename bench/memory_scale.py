@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
     count = int(argv[0]) if argv else 50_000
     with tempfile.TemporaryDirectory(ignore_cleanup_errors=True) as tmp:
         os.environ["AGENTCTX_HOME"] = str(Path(tmp) / "home")
-        from app.context.memory.kinds import MemoryScope
+        from app.context.memory.paths import MemoryScope
         from app.context.memory.ranking import _indexes
         from app.context.memory.recall import plan_recall
         from app.context.memory.scan import _states, cache_file, clear_scan_cache, scan_scope, wait_for_cache_saves, watch_scopes

@@ -24,7 +24,7 @@ from pathlib import Path
 
 from app.context.memory.document import parse_memory_text
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.ranking import Bm25fIndex, rank, relevant
 from app.context.memory.recall import plan_recall
 from app.context.memory.terms import query_terms

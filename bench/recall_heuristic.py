@@ -15,7 +15,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryType
+from app.context.memory.paths import MemoryType
 from app.context.memory.terms import CJK_RUN, WORD_RUN, normalize_text
 
 TITLE_WEIGHT, DESCRIPTION_WEIGHT, BODY_WEIGHT = 4, 3, 1

@@ -72,7 +72,7 @@ def add_parser(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _list(args: argparse.Namespace, paths: Paths) -> int:
-    from app.context.memory.listing import entry_topic, group_entries
+    from app.context.memory.entry import entry_topic, group_entries
 
     from app.context.memory.scan import scan_notes
 
@@ -127,7 +127,7 @@ def _entry_text(entry: MemoryEntry, topic: str, now: float) -> str:
 
 def _show(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory import MemoryPathError, MemoryStore
-    from app.context.memory.reading import read_capped
+    from app.context.memory.paths import read_capped
 
     mem = _mem(paths)
     store = MemoryStore(mem)
@@ -175,7 +175,7 @@ def _find(target: str, entries: list[MemoryEntry], store: MemoryStore) -> list[M
 
 def _status(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory import inspect_lock, read_meta
-    from app.context.memory.task_status import RUN_STATUS_WORDS, clock_time
+    from app.context.memory.agents import RUN_STATUS_WORDS, clock_time
     from app.core.tools.text import plural
 
     mem = _mem(paths)

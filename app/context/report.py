@@ -104,7 +104,7 @@ def _row(part: RequestPart, **extra: Any) -> Row:
 
 
 # A skill's entry in a listing, and one recalled memory in a recall reminder (see skills/listing.py
-# and memory/reminder.py for how they are written).
+# and memory/prompt.py for how they are written).
 _SKILL_ENTRY = re.compile(r"<skill>\n<name>\n(?P<name>.*?)\n</name>.*?</skill>", re.DOTALL)
 _RECALLED_BY = re.compile(r"^Recalled by (.+)\.$", re.MULTILINE)
 _MEMORY_ENTRY = re.compile(r"^### (?P<name>.*?) \((?P<source>[^()\n]*)\)$.*?(?=^### |\Z)", re.DOTALL | re.MULTILINE)

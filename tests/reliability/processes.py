@@ -21,7 +21,7 @@ from typing import Any
 from app.context.memory import MemoryScope
 from app.context.memory.document import parse_memory_text
 from app.context.memory.index import rebuild_index
-from app.context.memory.lock import inspect_lock, LockState
+from app.context.memory.schedule import inspect_lock, LockState
 from app.context.memory.paths import MemoryPaths
 from app.core.session.records import SUBTYPE_CHAT_COMPRESSION
 from app.core.session.resume import load_session

@@ -32,7 +32,7 @@ from app.context.memory.index import (
     limit_index_line,
     sanitize_index_field,
 )
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope, MemoryType
 from app.context.memory.paths import MemoryPaths
 from app.context.memory.textunits import utf16_len
 from app.context.skills.activation import InvalidGlob, SkillActivator, compile_pattern

@@ -16,8 +16,8 @@ import pytest
 
 from app.context.memory import MemoryScope
 from app.context.memory.document import parse_memory_text
-from app.context.memory.lock import acquire_lock, clear_stale_lock
-from app.context.memory.statefile import read_meta
+from app.context.memory.schedule import acquire_lock, clear_stale_lock
+from app.context.memory.schedule import read_meta
 from app.context.memory.paths import memory_paths
 from app.core.session.resume import load_session
 from app.paths import Paths

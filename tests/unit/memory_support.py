@@ -10,7 +10,7 @@ from typing import Any
 
 from app.context.memory.document import parse_memory_text
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import MemoryPaths
 from app.core.history import Message
 from app.core.llm.types import ChatRequest, Completion

@@ -19,20 +19,20 @@ from typing import TYPE_CHECKING, Any
 
 # name -> the module that defines it
 _HOMES: dict[str, str] = {
-    "memory_age": "app.context.memory.age",
-    "memory_age_days": "app.context.memory.age",
-    "memory_freshness_note": "app.context.memory.age",
-    "memory_freshness_text": "app.context.memory.age",
-    "ExtractCursor": "app.context.memory.statefile",
-    "ExtractionStart": "app.context.memory.statefile",
-    "cursor_after_run": "app.context.memory.statefile",
-    "plan_extraction_start": "app.context.memory.statefile",
-    "read_cursor": "app.context.memory.statefile",
-    "start_offset": "app.context.memory.statefile",
-    "write_cursor": "app.context.memory.statefile",
-    "MemoryMeta": "app.context.memory.statefile",
-    "read_meta": "app.context.memory.statefile",
-    "write_meta": "app.context.memory.statefile",
+    "memory_age": "app.context.memory.prompt",
+    "memory_age_days": "app.context.memory.prompt",
+    "memory_freshness_note": "app.context.memory.prompt",
+    "memory_freshness_text": "app.context.memory.prompt",
+    "ExtractCursor": "app.context.memory.schedule",
+    "ExtractionStart": "app.context.memory.schedule",
+    "cursor_after_run": "app.context.memory.schedule",
+    "plan_extraction_start": "app.context.memory.schedule",
+    "read_cursor": "app.context.memory.schedule",
+    "start_offset": "app.context.memory.schedule",
+    "write_cursor": "app.context.memory.schedule",
+    "MemoryMeta": "app.context.memory.schedule",
+    "read_meta": "app.context.memory.schedule",
+    "write_meta": "app.context.memory.schedule",
     "ParsedMemory": "app.context.memory.document",
     "parse_memory_text": "app.context.memory.document",
     "render_memory": "app.context.memory.document",
@@ -43,11 +43,11 @@ _HOMES: dict[str, str] = {
     "apply_forget": "app.context.memory.forget",
     "forget_candidates": "app.context.memory.forget",
     "select_forget_candidates": "app.context.memory.forget",
-    "DreamGateDecision": "app.context.memory.gates",
-    "DreamGateInput": "app.context.memory.gates",
-    "DreamSkipReason": "app.context.memory.gates",
-    "evaluate_dream_gates": "app.context.memory.gates",
-    "count_sessions_since": "app.context.memory.gates",
+    "DreamGateDecision": "app.context.memory.schedule",
+    "DreamGateInput": "app.context.memory.schedule",
+    "DreamSkipReason": "app.context.memory.schedule",
+    "evaluate_dream_gates": "app.context.memory.schedule",
+    "count_sessions_since": "app.context.memory.schedule",
     "SecretsInTeamMemoryError": "app.context.memory.secrets",
     "check_team_memory_secrets": "app.context.memory.secrets",
     "SecretFinding": "app.context.memory.secrets",
@@ -58,16 +58,16 @@ _HOMES: dict[str, str] = {
     "rebuild_index": "app.context.memory.index",
     "encode_index_path_target": "app.context.memory.index",
     "sanitize_index_field": "app.context.memory.index",
-    "AUTO_MEMORY_TYPES": "app.context.memory.kinds",
-    "MemoryScope": "app.context.memory.kinds",
-    "MemoryType": "app.context.memory.kinds",
-    "LockState": "app.context.memory.lock",
-    "LockStatus": "app.context.memory.lock",
-    "acquire_lock": "app.context.memory.lock",
-    "clear_stale_lock": "app.context.memory.lock",
-    "inspect_lock": "app.context.memory.lock",
-    "lock_status": "app.context.memory.lock",
-    "remove_lock": "app.context.memory.lock",
+    "AUTO_MEMORY_TYPES": "app.context.memory.paths",
+    "MemoryScope": "app.context.memory.paths",
+    "MemoryType": "app.context.memory.paths",
+    "LockState": "app.context.memory.schedule",
+    "LockStatus": "app.context.memory.schedule",
+    "acquire_lock": "app.context.memory.schedule",
+    "clear_stale_lock": "app.context.memory.schedule",
+    "inspect_lock": "app.context.memory.schedule",
+    "lock_status": "app.context.memory.schedule",
+    "remove_lock": "app.context.memory.schedule",
     "MemoryPaths": "app.context.memory.paths",
     "TeamMemoryRootSecurityError": "app.context.memory.paths",
     "check_team_root": "app.context.memory.paths",
@@ -113,16 +113,16 @@ from app.context.memory.secrets import scan  # noqa: E402
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
-    from app.context.memory.age import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text  # noqa: F401
-    from app.context.memory.statefile import ExtractCursor, ExtractionStart, cursor_after_run, plan_extraction_start, read_cursor, start_offset, write_cursor, MemoryMeta, read_meta, write_meta  # noqa: F401
+    from app.context.memory.prompt import memory_age, memory_age_days, memory_freshness_note, memory_freshness_text  # noqa: F401
+    from app.context.memory.schedule import ExtractCursor, ExtractionStart, cursor_after_run, plan_extraction_start, read_cursor, start_offset, write_cursor, MemoryMeta, read_meta, write_meta  # noqa: F401
     from app.context.memory.document import ParsedMemory, parse_memory_text, render_memory  # noqa: F401
     from app.context.memory.entry import MemoryEntry  # noqa: F401
     from app.context.memory.forget import ForgetCandidate, ForgetResult, ForgetSelection, apply_forget, forget_candidates, select_forget_candidates  # noqa: F401
-    from app.context.memory.gates import DreamGateDecision, DreamGateInput, DreamSkipReason, evaluate_dream_gates, count_sessions_since  # noqa: F401
+    from app.context.memory.schedule import DreamGateDecision, DreamGateInput, DreamSkipReason, evaluate_dream_gates, count_sessions_since  # noqa: F401
     from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets, SecretFinding, scan_for_secrets  # noqa: F401
     from app.context.memory.index import IndexText, IndexWrite, assemble_index, rebuild_index, encode_index_path_target, sanitize_index_field  # noqa: F401
-    from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, MemoryType  # noqa: F401
-    from app.context.memory.lock import LockState, LockStatus, acquire_lock, clear_stale_lock, inspect_lock, lock_status, remove_lock  # noqa: F401
+    from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope, MemoryType  # noqa: F401
+    from app.context.memory.schedule import LockState, LockStatus, acquire_lock, clear_stale_lock, inspect_lock, lock_status, remove_lock  # noqa: F401
     from app.context.memory.paths import MemoryPaths, TeamMemoryRootSecurityError, check_team_root, is_any_auto_mem_path, is_auto_mem_path, is_team_auto_mem_path, memory_paths  # noqa: F401
     from app.context.memory.prompt import ScopeIndex, append_memory_prompt, build_memory_prompt, memory_prompt  # noqa: F401
     from app.context.memory.recall import RecallResult, RecallStrategy, recall_for_query, select_memories  # noqa: F401

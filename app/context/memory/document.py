@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryType, memory_type
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryType, memory_type
 
 FRONTMATTER_PATTERN = re.compile(r"^---\n([\s\S]*?)\n---\n?([\s\S]*)$")
 

@@ -8,11 +8,19 @@ What a confirmed forget will do to each file: delete it, or take some of its ent
 
 The person confirms exactly this, so it follows apply_forget's own rule: a file
 loses only the chosen bullets while others remain, and goes whole otherwise.
+
+The entries inside one memory's body (``bullet_entries``, ``remove_entries``).
+
+A memory usually says one thing, but a body may list several facts as
+top-level bullets; forgetting one of them should keep the others. A body
+with two or more top-level bullets holds one entry per bullet (with its
+indented continuation lines); any other body is a single entry.
 """
 
 from __future__ import annotations
 
 import logging
+import re
 import time
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
@@ -21,18 +29,62 @@ from pathlib import Path
 from string import Template
 from typing import Any
 
-from app.context.memory.body_entries import bullet_entries, remove_entries
 from app.context.memory.document import render_with_frontmatter
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.index import rebuild_index
-from app.context.memory.kinds import MemoryScope
-from app.context.memory.statefile import read_meta, write_meta
+from app.context.memory.paths import MemoryScope
+from app.context.memory.schedule import read_meta, write_meta
 from app.context.memory.store import MemoryStore
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query
 from app.templates import package_template
 
+_BULLET = re.compile(r"^[-*+][ \t]+(\S.*)$")
+
+
+@dataclass(frozen=True)
+class BodyEntry:
+    summary: str  # the bullet's first line
+    text: str  # the bullet with its continuation lines
+    first_line: int
+    end_line: int  # exclusive
+
+
+def bullet_entries(body: str) -> list[BodyEntry]:
+    """The top-level bullets of ``body``; fewer than two means the body is one entry."""
+    lines = body.split("\n")
+    spans: list[list[int]] = []
+    for number, line in enumerate(lines):
+        if _BULLET.match(line):
+            spans.append([number, number + 1])
+        elif spans and line.strip() and line[:1] in " \t" and spans[-1][1] == number:
+            spans[-1][1] = number + 1
+    if len(spans) < 2:
+        return []
+    return [
+        BodyEntry(
+            summary=_BULLET.match(lines[start]).group(1).strip(),  # type: ignore[union-attr]
+            text="\n".join(lines[start:end]),
+            first_line=start,
+            end_line=end,
+        )
+        for start, end in spans
+    ]
+
+
+def remove_entries(body: str, summaries: Iterable[str]) -> tuple[str, int, int]:
+    """``body`` without the bullets whose summary matches one of ``summaries`` (ignoring case).
+
+    Returns the new body, how many bullets were removed and how many remain.
+    """
+    wanted = {summary.strip().lower() for summary in summaries}
+    entries = bullet_entries(body)
+    doomed = [entry for entry in entries if entry.summary.lower() in wanted]
+    drop = {number for entry in doomed for number in range(entry.first_line, entry.end_line)}
+    kept_lines = [line for number, line in enumerate(body.split("\n")) if number not in drop]
+    new_body = re.sub(r"\n{3,}", "\n\n", "\n".join(kept_lines)).strip()
+    return new_body, len(doomed), len(entries) - len(doomed)
 
 log = logging.getLogger(__name__)
 

@@ -48,9 +48,9 @@ from pathlib import Path
 from urllib.parse import unquote
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import MemoryPaths, check_team_root
-from app.context.memory.reading import read_text_no_follow
+from app.context.memory.paths import read_text_no_follow
 from app.context.memory.scan import scan_scope
 from app.context.memory.textunits import truncate_with_ellipsis, utf16_len, utf16_prefix, utf16_sort_key
 from app.fsutil import atomic_write_text

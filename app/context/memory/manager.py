@@ -13,30 +13,31 @@ import os
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.secrets import describe_findings
 from app.context.memory.semantic import semantic_from_setting, warm_up
 from app.context.memory.recall import list_recall_candidates, plan_from_store
 from app.context.memory.recall_task import Delivery, TurnRecall
-from app.context.memory.reminder import recall_reminder
+from app.context.memory.prompt import recall_reminder
 from app.context.memory.store import MemoryStore
-from app.context.memory.writes import written_path
+from app.context.memory.agents import written_path
+from app.context.memory.agents import TaskState
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
 from app.core.status import StatusSink, no_status
 from app.core.tools.text import plural
 
 # Extraction, dreaming, forgetting and the index rebuild import their modules where they run
-# (statefile, forget, gates, index, lock, touched): a headless turn
+# (schedule, forget, index): a headless turn
 # uses none of them, and they cost it about 15 ms of imports (`python -X importtime`).
 if TYPE_CHECKING:
     from app.config import MemorySettings
@@ -50,16 +51,6 @@ log = logging.getLogger(__name__)
 # A tool result in the transcript the extraction agent reads is cut to this many characters.
 TRANSCRIPT_TOOL_CHARS = 600
 MERGED_MARKER = "(merged into "
-
-
-@dataclass
-class TaskState:
-    """What a background memory task is doing, for the status strip."""
-
-    name: str
-    state: str = "idle"  # idle | queued | running | done | skipped | failed
-    detail: str = ""
-    last_run_at: float | None = None
 
 
 def render_transcript(messages: Iterable[Message]) -> str:
@@ -244,9 +235,9 @@ class MemoryManager:
             history, self._queued = self._queued, None
 
     async def _extract_once(self, history: list[Message]) -> None:
-        from app.context.memory.statefile import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
-        from app.context.memory.statefile import read_meta, write_meta
-        from app.context.memory.touched import touched_topics_from_file_paths
+        from app.context.memory.schedule import cursor_after_run, plan_extraction_start, read_cursor, write_cursor
+        from app.context.memory.schedule import read_meta, write_meta
+        from app.context.memory.agents import touched_topics_from_file_paths
 
         now = self.clock()
         plan = plan_extraction_start(read_cursor(self.mem.cursor_file), self.session_id, history, now)
@@ -341,10 +332,10 @@ class MemoryManager:
     # -- dreaming ---------------------------------------------------------------------------------------
 
     def check_dream(self) -> None:
-        from app.context.memory.gates import DreamGateInput, evaluate_dream_gates
-        from app.context.memory.lock import inspect_lock, remove_lock
-        from app.context.memory.statefile import read_meta, write_meta
-        from app.context.memory.gates import count_sessions_since
+        from app.context.memory.schedule import DreamGateInput, evaluate_dream_gates
+        from app.context.memory.schedule import inspect_lock, remove_lock
+        from app.context.memory.schedule import read_meta, write_meta
+        from app.context.memory.schedule import count_sessions_since
 
         if self.provider is None:
             return
@@ -384,8 +375,8 @@ class MemoryManager:
         return True
 
     async def _dream(self) -> None:
-        from app.context.memory.lock import acquire_lock, clear_stale_lock, remove_lock
-        from app.context.memory.statefile import read_meta, write_meta
+        from app.context.memory.schedule import acquire_lock, clear_stale_lock, remove_lock
+        from app.context.memory.schedule import read_meta, write_meta
 
         # /dream skips the gates, which is where a crashed process's lock is otherwise cleared.
         clear_stale_lock(self.mem.lock_file, self.clock())
@@ -484,7 +475,7 @@ class MemoryManager:
 
     def guard_tool(self, call: ToolCall, tool: Tool, args: dict[str, Any], context: ToolContext) -> str | None:
         """Memory writes are checked: no secrets, a valid file in its type's folder."""
-        from app.context.memory.guard_tool import team_secret_refusal
+        from app.context.memory.agents import team_secret_refusal
 
         return team_secret_refusal(self.mem, tool.name, args, context)
 

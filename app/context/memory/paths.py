@@ -1,7 +1,7 @@
-"""Where auto-memory lives, and which paths count as memory.
+"""A memory file's place and name: scopes and types, where each scope lives, file names, reading a file.
 
-Three scope roots, each holding one sub-directory per memory type and a
-``MEMORY.md`` index:
+The vocabulary: four topic types and three scopes. Three scope roots, each holding
+one sub-directory per memory type and a ``MEMORY.md`` index:
 
 - project: ``<project state dir>/memory`` (private to this person and project)
 - user:    ``<data dir>/memories`` (private, shared by every project)
@@ -9,17 +9,59 @@ Three scope roots, each holding one sub-directory per memory type and a
 
 The scheduling state (``meta.json``, ``extract-cursor.json``,
 ``consolidation.lock``) sits next to the project root, in its parent directory.
+
+File names are made from memories' names and are ASCII. Index links percent-encode
+every other character (nine characters for one Chinese character) and index lines
+are cut at 150, so a non-ASCII file name would soon cut its own link in half.
+Characters that do not survive are replaced by a short hash of the name, which
+keeps two names that differ only in them apart.
+
+A memory file is read without trusting its size or its encoding (``read_capped``).
 """
 
 from __future__ import annotations
 
+import hashlib
 import os
+import re
+import unicodedata
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 from pathlib import Path
 
-from app.context.memory.kinds import MemoryScope, MemoryType
 from app.paths import QWEN_DIR, Paths, sanitize_project_path
+
+
+class MemoryType(StrEnum):
+    """What a memory is about; each type is a sub-directory of a scope root."""
+
+    USER = "user"
+    FEEDBACK = "feedback"
+    PROJECT = "project"
+    REFERENCE = "reference"
+
+
+class MemoryScope(StrEnum):
+    """Who a memory belongs to: this project, this person everywhere, or the repository's team."""
+
+    PROJECT = "project"
+    USER = "user"
+    TEAM = "team"
+
+
+AUTO_MEMORY_TYPES: tuple[str, ...] = tuple(t.value for t in MemoryType)
+AUTO_MEMORY_SCHEMA_VERSION = 1
+
+
+def memory_type(value: object) -> MemoryType | None:
+    """The type named by a frontmatter value, or None when it is not one of the four."""
+    if not isinstance(value, str):
+        return None
+    try:
+        return MemoryType(value.strip())
+    except ValueError:
+        return None
 
 AUTO_MEMORY_DIRNAME = "memory"
 USER_MEMORY_DIRNAME = "memories"
@@ -190,3 +232,104 @@ def realpath_nearest_existing(path: Path | str) -> str:
         missing.append(os.path.basename(current))
         current = parent
     return os.path.join(os.path.realpath(current), *reversed(missing))
+
+MAX_SLUG_CHARS = 48
+_NOT_ALNUM = re.compile(r"[^a-z0-9]+")
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def slugify(name: str) -> str:
+    """Lower-case ASCII words joined by ``-``, plus a hash when anything else was dropped. Never empty."""
+    text = unicodedata.normalize("NFKD", name).lower()
+    ascii_words = _NOT_ALNUM.sub("-", text.encode("ascii", "ignore").decode("ascii")).strip("-")
+    lost = any(ord(c) > 127 and not unicodedata.combining(c) and (c.isalnum()) for c in text)
+    slug = ascii_words[:MAX_SLUG_CHARS].rstrip("-")
+    if lost or not slug:
+        digest = hashlib.sha256(name.encode("utf-8", "surrogatepass")).hexdigest()[:8]
+        slug = f"{slug}-{digest}" if slug else f"memory-{digest}"
+    return slug
+
+
+def memory_file_name(name: str) -> str:
+    return f"{slugify(name)}.md"
+
+
+def file_name_problem(file_name: str) -> str | None:
+    """Why ``file_name`` cannot name a memory file (a single ``.md`` component), or None."""
+    if not file_name or file_name in (".", ".."):
+        return "the file name is empty"
+    if "/" in file_name or "\\" in file_name:
+        return "the file name must not contain a path separator"
+    if _CONTROL.search(file_name):
+        return "the file name must not contain control characters"
+    if file_name.startswith("."):
+        return "the file name must not start with '.'"
+    if not file_name.endswith(".md"):
+        return "the file name must end in .md"
+    return None
+
+
+def has_control_characters(text: str) -> bool:
+    return _CONTROL.search(text) is not None
+
+# Far more than any useful memory; a runaway file is read only this far.
+MAX_MEMORY_FILE_BYTES = 256 * 1024
+
+
+@dataclass(frozen=True)
+class FileText:
+    text: str
+    size: int
+    mtime: float  # of the file that was read (stat'ed through the open handle)
+    truncated: bool
+    problems: tuple[str, ...] = ()
+
+
+def read_capped(path: Path | str, limit: int = MAX_MEMORY_FILE_BYTES) -> FileText:
+    """The first ``limit`` bytes of ``path`` as text. Raises OSError."""
+    with open(path, "rb") as handle:
+        data = handle.read(limit + 1)
+        stat = os.fstat(handle.fileno())
+    size = max(len(data), stat.st_size)
+    truncated = len(data) > limit
+    problems: list[str] = []
+    if truncated:
+        data = data[:limit]
+        problems.append(f"the file is {size:,} bytes; only the first {limit:,} were read")
+    text, clean = decode_utf8(data, truncated=truncated)
+    if not clean:
+        problems.append("the file is not valid UTF-8; unreadable bytes were replaced")
+    return FileText(text=text, size=size, mtime=stat.st_mtime, truncated=truncated, problems=tuple(problems))
+
+
+def decode_utf8(data: bytes, *, truncated: bool) -> tuple[str, bool]:
+    """The text and whether it decoded cleanly; a character cut by truncation is dropped, not flagged."""
+    try:
+        return data.decode("utf-8"), True
+    except UnicodeDecodeError as error:
+        # A multi-byte character cut in half at the cap is our doing, not the file's.
+        if truncated and error.start >= len(data) - 3:
+            try:
+                return data[: error.start].decode("utf-8"), True
+            except UnicodeDecodeError:
+                pass
+    return data.decode("utf-8", errors="replace"), False
+
+
+
+def read_text_no_follow(path: Path, limit: int = MAX_MEMORY_FILE_BYTES) -> str | None:
+    """The first ``limit`` bytes of ``path`` as text, or None when it is missing, unreadable
+    or a symlink. For files read into prompts or compared before a rewrite: a symlink
+    planted in their place must not pull some other file in."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0))
+    except OSError:
+        return None
+    with os.fdopen(fd, "rb") as handle:
+        try:
+            data = handle.read(limit + 1)
+        except OSError:
+            return None
+    truncated = len(data) > limit
+    text, _ = decode_utf8(data[:limit], truncated=truncated)
+    return text

@@ -17,8 +17,8 @@ from enum import StrEnum
 from typing import TYPE_CHECKING
 
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import MemoryScope
-from app.context.memory.reminder import recall_reminder
+from app.context.memory.paths import MemoryScope
+from app.context.memory.prompt import recall_reminder
 from app.context.memory.secrets import contains_secret
 from app.context.memory.selector import (
     RECALL_SELECTOR_TIMEOUT_SECONDS,
@@ -29,7 +29,7 @@ from app.context.memory.selector import (
 )
 from app.context.memory.scan import MemoryListing
 from app.context.memory.store import MemoryStore
-from app.context.memory.tool_filter import filter_active_tool_memories
+from app.context.memory.selector import filter_active_tool_memories
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query

@@ -34,10 +34,10 @@ from pathlib import Path
 
 from app.context.memory.document import ParsedMemory, parse_memory_text
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, memory_type
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope, memory_type
 from app.context.memory.paths import INDEX_FILENAME, PINNED_DIRNAME, is_auto_mem_path
-from app.context.memory.reading import read_capped
-from app.context.memory.slug import has_control_characters
+from app.context.memory.paths import read_capped
+from app.context.memory.paths import has_control_characters
 from app.context.memory.textunits import utf16_sort_key
 from app.context.memory.watch import ScopeWatcher
 

@@ -1,22 +1,32 @@
-"""The model-based recall selector: the request it sends and how its answer is checked.
+"""Choosing among recall candidates beyond their ranking: the model-based selector, and the tool-usage filter.
+
+The model-based recall selector (``build_selector_request``): the request it sends and how its answer is checked.
 
 The model sees headers only (a short id, type, date changed, description), never
 bodies: cheap, and a stored body cannot steer the choice. Each candidate is
 named by a short id (``m1``, ``m2``...) rather than its path: absolute paths
 spent a third of the 25 KB manifest (132 of 200 candidates fitted), and ids
 also keep two scopes' ``user/role.md`` apart.
+
+Leaving out memories about how to call a tool that was just used (``filter_active_tool_memories``).
+
+The live tool definition says how to call a tool; a remembered note about it
+can only be staler. A memory is left out when it names a recently used tool,
+reads like usage instructions, and holds nothing durable that the definition
+cannot say: where a credential lives, who owns a system, a known pitfall.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import re
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
 from app.context.memory.entry import MemoryEntry
+from app.context.memory.terms import normalize_text
 from app.context.memory.textunits import utf16_prefix
-from app.context.memory.statefile import iso_utc
 from app.templates import package_template
 
 RECALL_SELECTOR_PURPOSE = "auto-memory-recall"
@@ -58,6 +68,9 @@ def model_candidates(ranked: Sequence[MemoryEntry]) -> list[MemoryEntry]:
 
 def manifest_line(entry: MemoryEntry, short_id: str) -> str:
     """``- <id> [<type>] (<date changed>): <title> — <description>``; no ``: …`` without either."""
+    # The state files' date form; schedule.py is loaded only when the selector runs (a plain turn skips it).
+    from app.context.memory.schedule import iso_utc
+
     kind = entry.type.value if entry.type else "unknown"
     line = f"- {short_id} [{kind}] ({iso_utc(entry.mtime)[:10]})"
     title = " ".join(entry.title.split())
@@ -118,3 +131,69 @@ def parse_selection(answer: Any, request: SelectorRequest, limit: int) -> list[M
 @lru_cache(maxsize=1)
 def selector_system_prompt() -> str:
     return package_template("app.context.memory", "recall_selector").strip()
+
+ACTIVE_TOOL_USAGE_MARKERS: tuple[str, ...] = (
+    "usage",
+    "how to call",
+    "how to use",
+    "call it with",
+    "invoke",
+    "invocation",
+    "parameter",
+    "argument",
+    "flag",
+    "option",
+    "syntax",
+    "schema",
+    "signature",
+    "example call",
+    "returns",
+    "input format",
+)
+DURABLE_TOOL_MEMORY_MARKERS: tuple[str, ...] = (
+    "credential",
+    "api key",
+    "token",
+    "password",
+    "secret",
+    "owner",
+    "owned by",
+    "maintained by",
+    "pitfall",
+    "gotcha",
+    "known issue",
+    "rate limit",
+    "quota",
+)
+
+
+def tool_aliases(tool_name: str) -> set[str]:
+    """The names a memory might use for a tool: the whole name, the part after the last
+    ``::``, and for ``mcp__server__tool`` the tool part (and its last ``__`` piece)."""
+    name = tool_name.strip().lower()
+    if not name:
+        return set()
+    aliases = {name, name.rsplit("::", 1)[-1]}
+    parts = name.split("__")
+    if parts[0] == "mcp" and len(parts) >= 3:
+        aliases.add("__".join(parts[2:]))
+        aliases.add(parts[-1])
+    return {alias for alias in aliases if alias}
+
+
+def filter_active_tool_memories(entries: Sequence[MemoryEntry], recent_tools: Iterable[str]) -> list[MemoryEntry]:
+    aliases = set().union(*(tool_aliases(name) for name in recent_tools)) if recent_tools else set()
+    if not aliases:
+        return list(entries)
+    # Whole-name matches only: the tool "edit" must not catch "credit" or "edited".
+    pattern = re.compile(r"(?<![\w])(?:" + "|".join(re.escape(a) for a in sorted(aliases, key=len, reverse=True)) + r")(?![\w])")
+    return [entry for entry in entries if not is_active_tool_usage_memory(entry, pattern)]
+
+
+def is_active_tool_usage_memory(entry: MemoryEntry, alias_pattern: re.Pattern[str]) -> bool:
+    text = normalize_text(f"{entry.title}\n{entry.description}\n{entry.body}")
+    if alias_pattern.search(text) is None:
+        return False
+    if not any(marker in text for marker in ACTIVE_TOOL_USAGE_MARKERS):
+        return False
+    return not any(marker in text for marker in DURABLE_TOOL_MEMORY_MARKERS)

@@ -15,7 +15,7 @@ from pathlib import Path
 from app.context.memory.document import render_memory, well_formed
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.secrets import SecretsInTeamMemoryError, check_team_memory_secrets
-from app.context.memory.kinds import MemoryScope, MemoryType
+from app.context.memory.paths import MemoryScope, MemoryType
 from app.context.memory.paths import (
     MemoryPaths,
     check_team_root,
@@ -23,7 +23,7 @@ from app.context.memory.paths import (
     realpath_nearest_existing,
 )
 from app.context.memory.scan import read_entry, scan_scope
-from app.context.memory.slug import file_name_problem, memory_file_name
+from app.context.memory.paths import file_name_problem, memory_file_name
 from app.fsutil import atomic_write_text
 from app.paths import ensure_private_dir
 

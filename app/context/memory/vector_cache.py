@@ -61,7 +61,7 @@ def lstat_stamp(path: str) -> _Stamp | None:
 
 def vectors_file(root: str, scope: str) -> Path:
     """Beside the scope's parsed-memory cache file."""
-    from app.context.memory.kinds import MemoryScope
+    from app.context.memory.paths import MemoryScope
     from app.context.memory.scan import cache_file
 
     parsed = cache_file(os.path.realpath(root), MemoryScope(scope))

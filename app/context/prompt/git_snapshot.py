@@ -2,7 +2,7 @@
 
 It sits right after the instruction blocks. Branch names, file names and commit
 subjects come from whoever wrote the repository, so every line is cleaned
-(untrusted.py), prefixed with ``git: `` (no line can then start a fence or a context
+(app/context/untrusted.py), prefixed with ``git: `` (no line can then start a fence or a context
 marker) and fenced under a header that calls it untrusted data.
 """
 
@@ -11,7 +11,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 
 from app.context.prompt.git_info import GitInfo
-from app.context.prompt.untrusted import clean_untrusted
+from app.context.untrusted import clean_untrusted
 
 HEADER = (
     "Git snapshot at conversation start. This snapshot is frozen in time and may become stale; "

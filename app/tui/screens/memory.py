@@ -31,15 +31,15 @@ from app.context.memory import (
 )
 from app.context.memory.index import index_problems
 from app.context.memory.scan import scan_notes
-from app.context.memory.listing import (
+from app.context.memory.entry import (
     SCOPE_TITLES,
     UNUSABLE_TOPIC,
     filter_entries,
     group_entries,
 )
-from app.context.memory.reading import read_capped
+from app.context.memory.paths import read_capped
 from app.context.memory.secrets import describe_findings
-from app.context.memory.task_status import describe_task
+from app.context.memory.agents import describe_task
 from app.core.events import MEMORY_WORK
 from app.tui.background_status import BackgroundStatusChanged
 from app.tui.editor import EditorError, editor_command, run_editor

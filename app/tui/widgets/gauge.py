@@ -43,7 +43,7 @@ class BudgetGauge(Widget):
 
     def show_recall(self, request: AssembledRequest) -> None:
         """Say what the current turn's request carries from memory, and which path chose it."""
-        from app.context.memory.reminder import RECALL_PATH_LABELS, recall_in_request
+        from app.context.memory.prompt import RECALL_PATH_LABELS, recall_in_request
 
         seen = recall_in_request(request)
         count = len(seen.memories)

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.context.memory.index import index_problems, rebuild_index
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.prompt import memory_prompt
 from app.context.memory.index import index_for_prompt, links_below_head
 from app.context.memory.recall import plan_from_store

@@ -25,7 +25,7 @@ def test_the_runtime_imports_when_fcntl_is_missing(tmp_path: Path) -> None:
         """
         import sys
         sys.modules["fcntl"] = None
-        import app.context.memory.lock
+        import app.context.memory.schedule
         import app.runtime
         print("imported")
         """,
@@ -41,7 +41,7 @@ def test_without_fcntl_the_guard_takes_msvcrts_lock(tmp_path: Path) -> None:
         f"""
         import sys, types
         sys.modules["fcntl"] = None
-        from app.context.memory.lock import acquire_lock  # before the stand-in: subprocess probes msvcrt
+        from app.context.memory.schedule import acquire_lock  # before the stand-in: subprocess probes msvcrt
         calls = []
         msvcrt = types.ModuleType("msvcrt")
         msvcrt.LK_LOCK = 1
@@ -58,7 +58,7 @@ def test_without_fcntl_the_guard_takes_msvcrts_lock(tmp_path: Path) -> None:
 
 
 def test_with_fcntl_the_guard_still_flocks(tmp_path: Path) -> None:
-    lock = importlib.import_module("app.context.memory.lock")
+    lock = importlib.import_module("app.context.memory.schedule")
     path = tmp_path / "dream.lock"
     assert lock.acquire_lock(path, pid=77) is True
     assert lock.acquire_lock(path, pid=78) is False

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from app.context.memory.age import (
+from app.context.memory.prompt import (
     memory_age,
     memory_age_days,
     memory_freshness_note,

@@ -6,13 +6,13 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.permissions import (
+from app.context.memory.agents import (
     ScopedDecision,
     memory_agent_decision,
     merge_decisions,
 )
-from app.context.memory.touched import touched_topics_from_file_paths
-from app.context.memory.writes import writes_to_memory, written_path
+from app.context.memory.agents import touched_topics_from_file_paths
+from app.context.memory.agents import writes_to_memory, written_path
 from tests.unit.memory_support import make_paths
 
 

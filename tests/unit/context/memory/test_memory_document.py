@@ -11,7 +11,7 @@ from app.context.memory.document import (
     render_memory,
     render_with_frontmatter,
 )
-from app.context.memory.kinds import MemoryType
+from app.context.memory.paths import MemoryType
 
 
 def test_the_frontmatter_pattern_is_the_specified_one() -> None:

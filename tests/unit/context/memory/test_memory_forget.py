@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.body_entries import bullet_entries, remove_entries
+from app.context.memory.forget import bullet_entries, remove_entries
 from app.context.memory.forget import (
     FORGET_SCHEMA,
     ForgetSelectorError,
@@ -17,7 +17,7 @@ from app.context.memory.forget import (
     parse_forget_answer,
     select_forget_candidates,
 )
-from app.context.memory.statefile import read_meta
+from app.context.memory.schedule import read_meta
 from app.context.memory.store import MemoryPathError, MemoryStore
 from app.core.llm.errors import LLMError
 from tests.unit.memory_support import NOW, FakeProvider, make_paths, memory_text, put

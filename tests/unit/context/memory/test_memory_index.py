@@ -25,7 +25,7 @@ from app.context.memory.index import (
     limit_index_line,
     sanitize_index_field,
 )
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import TeamMemoryRootSecurityError
 from app.context.memory.scan import scan_scope
 from app.context.memory.textunits import utf16_len

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.kinds import MemoryScope, MemoryType
+from app.context.memory.paths import MemoryScope, MemoryType
 from app.context.memory.paths import (
     MAX_SYMLINK_HOPS,
     TeamMemoryRootSecurityError,

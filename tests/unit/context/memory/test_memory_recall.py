@@ -20,7 +20,7 @@ from app.context.memory.recall import (
     select_memories,
 )
 from app.context.memory.recall_task import RecallTask
-from app.context.memory.reminder import recall_reminder, render_relevant_memory
+from app.context.memory.prompt import recall_reminder, render_relevant_memory
 from app.context.memory.selector import (
     MAX_MODEL_MANIFEST_BYTES,
     SELECTOR_SCHEMA,
@@ -33,7 +33,7 @@ from app.context.memory.selector import (
     selector_prompt,
 )
 from app.context.memory.store import MemoryStore
-from app.context.memory.tool_filter import filter_active_tool_memories, tool_aliases
+from app.context.memory.selector import filter_active_tool_memories, tool_aliases
 from app.core.llm.errors import LLMError
 from tests.unit.memory_support import (
     DAY,

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.store import MemoryStore
 from tests.unit.memory_support import make_paths, memory_text, put
 

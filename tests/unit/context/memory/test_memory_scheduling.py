@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.statefile import (
+from app.context.memory.schedule import (
     ExtractCursor,
     cursor_after_run,
     has_new_user_message,
@@ -20,12 +20,12 @@ from app.context.memory.statefile import (
     start_offset,
     write_cursor,
 )
-from app.context.memory.gates import (
+from app.context.memory.schedule import (
     DreamGateInput,
     DreamSkipReason,
     evaluate_dream_gates,
 )
-from app.context.memory.lock import (
+from app.context.memory.schedule import (
     DREAM_LOCK_STALE_SECONDS,
     LockState,
     acquire_lock,
@@ -35,8 +35,8 @@ from app.context.memory.lock import (
     pid_alive,
     remove_lock,
 )
-from app.context.memory.statefile import MemoryMeta, read_meta, write_meta
-from app.context.memory.gates import count_sessions_since
+from app.context.memory.schedule import MemoryMeta, read_meta, write_meta
+from app.context.memory.schedule import count_sessions_since
 from app.core.history import Message
 from tests.unit.memory_support import DAY, NOW
 

@@ -8,10 +8,10 @@ from pathlib import Path
 import pytest
 
 from app.context.memory.secrets import SecretsInTeamMemoryError
-from app.context.memory.kinds import MemoryScope, MemoryType
+from app.context.memory.paths import MemoryScope, MemoryType
 from app.context.memory.paths import TeamMemoryRootSecurityError
-from app.context.memory.reading import MAX_MEMORY_FILE_BYTES
-from app.context.memory.slug import file_name_problem, slugify
+from app.context.memory.paths import MAX_MEMORY_FILE_BYTES
+from app.context.memory.paths import file_name_problem, slugify
 from app.context.memory.store import MemoryPathError, MemoryStore, MemoryStoreError
 from tests.unit.memory_support import make_paths, memory_text, piece, put
 

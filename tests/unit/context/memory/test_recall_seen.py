@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from app.context.memory.reminder import recall_in_request, recall_reminder
+from app.context.memory.prompt import recall_in_request, recall_reminder
 from app.core.request import MESSAGES, AssembledRequest, RequestPart
 from app.context.memory.scan import read_entry
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from tests.unit.memory_support import memory_text, put
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.ranking import DocTerms, _indexes
 from app.context.memory.recall import list_recall_candidates, plan_recall
 from app.context.memory.store import MemoryStore

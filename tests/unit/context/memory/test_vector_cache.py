@@ -10,7 +10,7 @@ from pathlib import Path
 
 import numpy as np
 
-from app.context.memory.kinds import MemoryScope
+from app.context.memory.paths import MemoryScope
 from app.context.memory.scan import cache_file
 from app.context.memory.store import MemoryStore
 from app.context.memory.vector_cache import INLINE_LIMIT, VectorCache, vectors_file

@@ -11,7 +11,7 @@ import pytest
 from app.context.prompt.git_changes import changes_git
 from app.context.prompt.git_info import read_branch, read_git_info
 from app.context.prompt.git_snapshot import HEADER, git_snapshot
-from app.context.prompt.untrusted import clean_untrusted
+from app.context.untrusted import clean_untrusted
 from app.core.history import ToolCall
 from app.runtime import git_branch
 
