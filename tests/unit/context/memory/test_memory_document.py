@@ -5,17 +5,12 @@ from __future__ import annotations
 import pytest
 
 from app.context.memory.document import (
-    FRONTMATTER_PATTERN,
     parse_frontmatter_block,
     parse_memory_text,
     render_memory,
     render_with_frontmatter,
 )
 from app.context.memory.kinds import MemoryType
-
-
-def test_the_frontmatter_pattern_is_the_specified_one() -> None:
-    assert FRONTMATTER_PATTERN.pattern == r"^---\n([\s\S]*?)\n---\n?([\s\S]*)$"
 
 
 def test_parses_fields_and_trims_the_body() -> None:

@@ -11,9 +11,9 @@ from hypothesis import strategies as st
 
 from app.context.skills.parse import parse_skill_text
 from app.context.skills.model import SkillLevel
-from app.context.skills.plain_frontmatter import plain_frontmatter
+from app.context.plain_frontmatter import plain_frontmatter
 
-BUNDLED = Path(__file__).resolve().parents[4] / "app" / "bundled_skills"
+BUNDLED = Path(__file__).resolve().parents[3] / "bundled_skills"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
