@@ -11,8 +11,10 @@ Until this module, three parsers gave three answers for the same text
   plainly has one. (Memory and skills used to say "no frontmatter".)
 - An opened header that is never closed is an error at line 1, not silently body: the
   writer plainly meant a header, and reading it as body would inject the fields as text.
-- The block is YAML, read with the safe loader. YAML's answer is the answer (``type:⇥x``
-  is an error, ``n: 2024`` a number); the callers decide what a field may hold.
+- The block is YAML, read with libyaml's safe loader (the pure-Python one only re-reads a
+  block that fails, for its clearer message). YAML's answer is the answer (``n: 2024`` is a
+  number, ``n: yes`` True; a tab after ``key:`` is accepted, as libyaml and YAML 1.2 do; the
+  rules' pure-Python loader used to refuse it); the callers decide what a field may hold.
 - A top-level key given twice is an error: YAML silently keeps the last, so of two
   ``description:`` lines one is lost without a word.
 - A header that is not a mapping (a list, a bare word) is an error.
@@ -184,7 +186,7 @@ def _key_lines(block_lines: list[str], path: Path | str | None) -> tuple[dict[st
         if key in found and duplicate is None:
             duplicate = FrontmatterError(
                 FrontmatterProblem.DUPLICATE_KEY,
-                f"'{key}' is given twice in the frontmatter (first on line {found[key]})",
+                f"'{key}' is given twice in the frontmatter (lines {found[key]} and {line_no})",
                 line_no,
                 path=path,
             )

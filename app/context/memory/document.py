@@ -122,7 +122,7 @@ def _memory_fields(data: dict[str, Any], block: str, errors: tuple[Any, ...]) ->
             scalar = fields.get(match.group(1)) if match else None
             if match and value and _is_plain(value) and not isinstance(scalar, (str, dict, list)):
                 fields[match.group(1)] = value
-    problems = [_PROBLEM_TEXT.get(error.kind, f"{error.message}; the last one is used") for error in errors]
+    problems = [_PROBLEM_TEXT.get(error.kind, f"{error.message}; the last value is used") for error in errors]
     return fields, problems
 
 

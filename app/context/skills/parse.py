@@ -125,7 +125,7 @@ def _header_message(exc: FrontmatterError) -> str:
         return "Invalid format: the frontmatter must be a YAML mapping of keys to values"
     if exc.kind is FrontmatterProblem.UNCLOSED:
         return "Invalid format: missing YAML frontmatter"  # Qwen Code's words for a header never closed
-    return f"Invalid format: {exc.message} (line {exc.line})"
+    return f"Invalid format: {exc.message}"
 
 
 def _scalar_text(value: Any) -> str | None:
