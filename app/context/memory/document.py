@@ -115,7 +115,8 @@ def _memory_fields(data: dict[str, Any], block: str, errors: tuple[Any, ...]) ->
     """A memory's fields: a plain one-line value is the text written (``name: yes`` is the name
     "yes", not YAML 1.1's True), so what the model wrote reads back as written."""
     fields = dict(data)
-    if not any(error.kind is FrontmatterProblem.NOT_MAPPING for error in errors):
+    retyped = any(value is not None and not isinstance(value, (str, dict, list)) for value in fields.values())
+    if retyped and not any(error.kind is FrontmatterProblem.NOT_MAPPING for error in errors):
         for line in block.split("\n"):
             match = _KEY_LINE.match(line)
             value = (match.group(2) or "").strip() if match else ""

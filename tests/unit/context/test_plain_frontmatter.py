@@ -9,9 +9,9 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.context.skills.parse import parse_skill_text
-from app.context.skills.model import SkillLevel
 from app.context.plain_frontmatter import plain_frontmatter
+from app.context.skills.model import SkillLevel
+from app.context.skills.parse import parse_skill_text
 
 BUNDLED = Path(__file__).resolve().parents[3] / "bundled_skills"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
