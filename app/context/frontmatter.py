@@ -106,15 +106,16 @@ def read_frontmatter(text: str, *, path: Path | str | None = None, strict: bool 
         if strict:
             raise error
         return Frontmatter(body=text, problems=(error,))
-    header = read_block("\n".join(lines[:close]), path=path, strict=strict)
-    return Frontmatter(
-        data=header.data, body="\n".join(lines[close + 1 :]), block=header.block, key_lines=header.key_lines, problems=header.problems
-    )
+    return _read(lines[:close], "\n".join(lines[close + 1 :]), path, strict)
 
 
 def read_block(block: str, *, path: Path | str | None = None, strict: bool = True) -> Frontmatter:
     """The fields of the text between the fences (LF line ends; its first line is line 2 of the file)."""
-    block_lines = block.split("\n")
+    return _read(block.split("\n"), "", path, strict)
+
+
+def _read(block_lines: list[str], body: str, path: Path | str | None, strict: bool) -> Frontmatter:
+    block = "\n".join(block_lines)
     key_lines, duplicate = _key_lines(block_lines, path)
     problems: list[FrontmatterError] = []
     try:
@@ -128,7 +129,7 @@ def read_block(block: str, *, path: Path | str | None = None, strict: bool = Tru
         if strict:
             raise duplicate
         problems.append(duplicate)
-    return Frontmatter(data=data, block=block, key_lines=key_lines, problems=tuple(problems))
+    return Frontmatter(data=data, body=body, block=block, key_lines=key_lines, problems=tuple(problems))
 
 
 @cache
