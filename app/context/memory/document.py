@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
-from app.context.frontmatter import FrontmatterProblem, read_block, read_frontmatter
+from app.context.frontmatter import FrontmatterError, FrontmatterProblem, read_block, read_frontmatter
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryType, memory_type
 
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
@@ -105,13 +105,16 @@ def parse_frontmatter_block(block: str) -> tuple[dict[str, Any], list[str]]:
     return _memory_fields(header.data, block, header.problems)
 
 
-_PROBLEM_TEXT = {
-    FrontmatterProblem.YAML: "the frontmatter is not valid YAML; it was read line by line",
-    FrontmatterProblem.NOT_MAPPING: "the frontmatter is not a mapping of keys to values",
-}
+def _problem_text(error: FrontmatterError) -> str:
+    if error.kind is FrontmatterProblem.YAML:
+        problem = error.message.removeprefix("invalid YAML in frontmatter: ")
+        return f"the frontmatter is not valid YAML (line {error.line}: {problem}); it was read line by line"
+    if error.kind is FrontmatterProblem.NOT_MAPPING:
+        return f"the frontmatter is not a mapping of keys to values (line {error.line})"
+    return f"{error.message}; the last value is used"
 
 
-def _memory_fields(data: dict[str, Any], block: str, errors: tuple[Any, ...]) -> tuple[dict[str, Any], list[str]]:
+def _memory_fields(data: dict[str, Any], block: str, errors: tuple[FrontmatterError, ...]) -> tuple[dict[str, Any], list[str]]:
     """A memory's fields: a plain one-line value is the text written (``name: yes`` is the name
     "yes", not YAML 1.1's True), so what the model wrote reads back as written."""
     fields = dict(data)
@@ -123,7 +126,7 @@ def _memory_fields(data: dict[str, Any], block: str, errors: tuple[Any, ...]) ->
             scalar = fields.get(match.group(1)) if match else None
             if match and value and _is_plain(value) and not isinstance(scalar, (str, dict, list)):
                 fields[match.group(1)] = value
-    problems = [_PROBLEM_TEXT.get(error.kind, f"{error.message}; the last value is used") for error in errors]
+    problems = [_problem_text(error) for error in errors]
     return fields, problems
 
 

@@ -217,6 +217,8 @@ def test_memory_reads_the_shared_answers() -> None:
     twice = parse_memory_text("---\nname: a\ndescription: first\ndescription: second\ntype: user\n---\nbody\n")
     assert twice.description == "second"
     assert twice.problems == ("'description' is given twice in the frontmatter (lines 3 and 4); the last value is used",)
+    listed = parse_memory_text("---\n- a\n---\nbody\n")
+    assert listed.problems[0] == "the frontmatter is not a mapping of keys to values (line 2)"
     plain = parse_memory_text("---\nname: yes\ndescription: 2024\ntype: user\n---\nbody\n")
     assert (plain.name, plain.description) == ("yes", "2024")
 
