@@ -44,6 +44,9 @@ from app.context.plain_frontmatter import plain_frontmatter
 _FENCE = re.compile(r"---[ \t]*")
 _KEY = re.compile(r"([A-Za-z_][\w-]*)[ \t]*:")
 _LENIENT_KEY = re.compile(r"[A-Za-z_][A-Za-z0-9_-]*")
+# A failing block is read again by the pure-Python loader for its message only when it is this small:
+# that loader is some 20x slower, and a header is a few hundred bytes, a hostile one up to a whole file.
+_REREAD_LIMIT = 64 * 1024
 
 
 class FrontmatterProblem(Enum):
@@ -153,6 +156,8 @@ def _load(block: str, path: Path | str | None) -> dict[str, Any]:
         try:
             data = yaml.load(block, Loader=loader)
         except yaml.YAMLError:
+            if len(block) > _REREAD_LIMIT:
+                raise
             # Rare, so the pure-Python loader reads it again for its clearer words
             # ("expected ',' or ']', but got '<stream end>'" where libyaml says "did not find expected ',' or ']'").
             data = yaml.load(block, Loader=yaml.SafeLoader)
