@@ -267,3 +267,14 @@ def test_a_plain_header_is_read_without_importing_yaml() -> None:
     )
     shown = subprocess.run([sys.executable, "-c", code], cwd=REPO, capture_output=True, text=True, check=True)
     assert shown.stdout.split() == ["False", "True"]  # the control: a number needs YAML, and then it is imported
+
+
+def test_a_huge_failing_header_is_not_read_again_by_the_slow_loader() -> None:
+    # The attack: a header of ~100 KB that fails at its end. The pure-Python loader (about 20x slower
+    # than libyaml) would re-read all of it just to word the error; libyaml's own words are kept.
+    block = "".join(f"k{i}: v\n" for i in range(12_000)) + "bad: [x\n"
+    header = read_frontmatter("---\n" + block + "---\nbody", strict=False)
+    assert header.data["k0"] == "v" and header.body == "body"  # the program answered, line by line
+    assert header.problems[0].message == "invalid YAML in frontmatter: did not find expected ',' or ']'"
+    small = read_frontmatter("---\nbad: [x\n---\nbody", strict=False)
+    assert small.problems[0].message == "invalid YAML in frontmatter: expected ',' or ']', but got '<stream end>'"
