@@ -19,7 +19,7 @@ from hypothesis import assume, given
 from hypothesis import strategies as st
 
 from app.context.instructions.fscache import FsCache
-from app.context.instructions.frontmatter import Frontmatter, FrontmatterError, split_frontmatter
+from app.context.frontmatter import Frontmatter, FrontmatterError, read_frontmatter
 from app.context.instructions.imports import find_imports, process_imports
 from app.context.instructions.rules import load_rules
 from app.context.memory.document import parse_memory_text, render_memory
@@ -121,7 +121,7 @@ def test_rule_frontmatter_and_rule_loading_never_raise(examples: int, tmp_path: 
             old.unlink()
         for index, text in enumerate(texts):
             try:
-                assert isinstance(split_frontmatter(text), Frontmatter)
+                assert isinstance(read_frontmatter(text), Frontmatter)
             except FrontmatterError as exc:
                 assert exc.line >= 1
             (rules / f"r{index}.md").write_bytes(text.encode("utf-8", "surrogatepass"))

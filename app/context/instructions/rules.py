@@ -11,8 +11,8 @@ import os
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from app.context.frontmatter import FrontmatterError, read_frontmatter
 from app.context.instructions.display import display_path
-from app.context.instructions.frontmatter import FrontmatterError, split_frontmatter
 from app.context.instructions.fscache import FsCache
 from app.context.instructions.fspaths import escaping_link
 from app.context.instructions.reading import format_bytes
@@ -96,7 +96,7 @@ def _load_rule(path: Path, name: str, cwd: Path, fs: FsCache, problems: list[str
     if read.oversize:
         problems.append(f"Rule {shown} is larger than {format_bytes(fs.max_bytes)}; only the start was read")
     try:
-        header = split_frontmatter(read.text)
+        header = read_frontmatter(read.text, path=shown)
     except FrontmatterError as exc:
         problems.append(f"Skipped rule {shown}: malformed frontmatter at line {exc.line}: {exc.message}")
         return None

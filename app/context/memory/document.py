@@ -14,9 +14,8 @@ from dataclasses import dataclass, field
 from functools import cache
 from typing import Any
 
+from app.context.frontmatter import FrontmatterError, FrontmatterProblem, read_block, read_frontmatter
 from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryType, memory_type
-
-FRONTMATTER_PATTERN = re.compile(r"^---\n([\s\S]*?)\n---\n?([\s\S]*)$")
 
 _KEY_LINE = re.compile(r"^([A-Za-z_][A-Za-z0-9_-]*)[ \t]*:(?:[ \t]+(.*))?$")
 # A value starting with one of these, or holding ": " or " #", means something
@@ -64,11 +63,14 @@ def parse_memory_text(text: str) -> ParsedMemory:
     text = text.replace("\r\n", "\n").removeprefix("\ufeff")
     if not text.strip():
         return _unusable("", "the file is empty")
-    match = FRONTMATTER_PATTERN.match(text)
-    if match is None:
-        return _unusable(text.strip(), "no frontmatter: the file must start with a '---' block holding name, description and type")
-    block, body = match.group(1), match.group(2).strip()
-    fields, problems = parse_frontmatter_block(block)
+    header = read_frontmatter(text, strict=False)
+    if header.block is None:
+        unclosed = " (the '---' on line 1 is never closed)" if header.problems else ""
+        return _unusable(
+            text.strip(), f"no frontmatter{unclosed}: the file must start with a '---' block holding name, description and type"
+        )
+    block, body = header.block, header.body.strip()
+    fields, problems = _memory_fields(header.data, block, header.problems)
     raw_type = fields.get("type")
     kind = memory_type(raw_type)
     if raw_type is None or (isinstance(raw_type, str) and not raw_type.strip()):
@@ -95,23 +97,37 @@ def parse_memory_text(text: str) -> ParsedMemory:
 def parse_frontmatter_block(block: str) -> tuple[dict[str, Any], list[str]]:
     """The fields of a frontmatter block and what was wrong with it.
 
-    Plain ``key: value`` lines (nearly every memory) are read directly; anything
-    else goes through YAML. Frontmatter YAML rejects, commonly a description
-    with a colon in it, is still read line by line, with a problem noted.
+    The block is read by the shared parser in its lenient mode (app/context/frontmatter.py):
+    YAML it rejects, commonly a description with a colon in it, is still read line by line,
+    with a problem noted.
     """
-    simple = _simple_fields(block)
-    if simple is not None:
-        return simple, []
-    yaml, loader = _yaml()
-    try:
-        data = yaml.load(block, Loader=loader)
-    except yaml.YAMLError:
-        return _lenient_fields(block), ["the frontmatter is not valid YAML; it was read line by line"]
-    if data is None:
-        return {}, []
-    if not isinstance(data, dict):
-        return _lenient_fields(block), ["the frontmatter is not a mapping of keys to values"]
-    return {str(k): v for k, v in data.items()}, []
+    header = read_block(block, strict=False)
+    return _memory_fields(header.data, block, header.problems)
+
+
+def _problem_text(error: FrontmatterError) -> str:
+    if error.kind is FrontmatterProblem.YAML:
+        problem = error.message.removeprefix("invalid YAML in frontmatter: ")
+        return f"the frontmatter is not valid YAML (line {error.line}: {problem}); it was read line by line"
+    if error.kind is FrontmatterProblem.NOT_MAPPING:
+        return f"the frontmatter is not a mapping of keys to values (line {error.line})"
+    return f"{error.message}; the last value is used"
+
+
+def _memory_fields(data: dict[str, Any], block: str, errors: tuple[FrontmatterError, ...]) -> tuple[dict[str, Any], list[str]]:
+    """A memory's fields: a plain one-line value is the text written (``name: yes`` is the name
+    "yes", not YAML 1.1's True), so what the model wrote reads back as written."""
+    fields = dict(data)
+    retyped = any(value is not None and not isinstance(value, (str, dict, list)) for value in fields.values())
+    if retyped and not any(error.kind is FrontmatterProblem.NOT_MAPPING for error in errors):
+        for line in block.split("\n"):
+            match = _KEY_LINE.match(line)
+            value = (match.group(2) or "").strip() if match else ""
+            scalar = fields.get(match.group(1)) if match else None
+            if match and value and _is_plain(value) and not isinstance(scalar, (str, dict, list)):
+                fields[match.group(1)] = value
+    problems = [_problem_text(error) for error in errors]
+    return fields, problems
 
 
 def render_memory(*, name: str, description: str, memory_type: MemoryType | str, body: str) -> str:
@@ -137,38 +153,6 @@ def render_with_frontmatter(frontmatter_text: str, body: str) -> str:
 
 def _unusable(body: str, problem: str) -> ParsedMemory:
     return ParsedMemory(type=None, name="", title="", description="", body=body, problems=(problem,))
-
-
-def _simple_fields(block: str) -> dict[str, Any] | None:
-    fields: dict[str, Any] = {}
-    for line in block.split("\n"):
-        stripped = line.strip()
-        if not stripped or stripped.startswith("#"):
-            continue
-        match = _KEY_LINE.match(line)
-        if match is None:
-            return None
-        value = (match.group(2) or "").strip()
-        if value and not _is_plain(value):
-            return None
-        fields[match.group(1)] = value or None
-    return fields
-
-
-def _lenient_fields(block: str) -> dict[str, Any]:
-    fields: dict[str, Any] = {}
-    for line in block.split("\n"):
-        key, sep, value = line.partition(":")
-        key = key.strip()
-        if sep and re.fullmatch(r"[A-Za-z_][A-Za-z0-9_-]*", key):
-            fields[key] = _unquote(value.strip()) or None
-    return fields
-
-
-def _unquote(value: str) -> str:
-    if len(value) >= 2 and value[0] == value[-1] and value[0] in "'\"":
-        return value[1:-1]
-    return value
 
 
 def _is_plain(value: str) -> bool:

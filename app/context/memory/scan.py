@@ -44,7 +44,7 @@ from app.context.memory.watch import ScopeWatcher
 # Type directories sit one level down; a little more leaves room for the
 # pinned directory and hand-made grouping without walking a whole tree.
 MAX_SCAN_DEPTH = 4
-CACHE_VERSION = 2  # 2: rows carry the memory's search terms
+CACHE_VERSION = 3  # 2: rows carry the memory's search terms; 3: parsed by app/context/frontmatter.py
 # A file changed this recently when it was read is read again next time.
 RACY_NS = 1_000_000_000
 # Parsed entries are kept for this many scope roots (the project's, the person's, team memory...).

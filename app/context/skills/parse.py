@@ -8,22 +8,16 @@ loader: one typo must not hide the other skills.
 from __future__ import annotations
 
 import os
-import re
 import reprlib
 import stat
 import unicodedata
 from dataclasses import dataclass
 from pathlib import Path
-from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from app.context.frontmatter import FrontmatterError, FrontmatterProblem, read_frontmatter
 from app.context.skills.model import Skill, SkillErrorCode, SkillLevel, SkillProblem
-from app.context.skills.plain_frontmatter import plain_frontmatter
 
-# Anchored at the very start and end (\Z, not $, which Python also lets match before a final newline).
-_FRONTMATTER = re.compile(r"^---\n([\s\S]*?)\n---(?:\n|\Z)([\s\S]*)\Z")
-if TYPE_CHECKING:
-    import yaml
 # A skill is a page of instructions; a huge file is a mistake and would flood the context when invoked.
 MAX_SKILL_BYTES = 1024 * 1024
 _NAME_PUNCTUATION = frozenset("_:.-")
@@ -68,12 +62,14 @@ def read_skill_file(path: Path, level: SkillLevel) -> ParsedSkill:
 
 def parse_skill_text(text: str, path: Path, level: SkillLevel) -> ParsedSkill:
     """Parse SKILL.md text; the error message is the bare one (no ``Failed to parse`` prefix)."""
-    text = text.removeprefix("\ufeff").replace("\r\n", "\n")
-    match = _FRONTMATTER.match(text)
-    if match is None:
+    try:
+        header = read_frontmatter(text, path=path)
+    except FrontmatterError as exc:
+        raise SkillParseError(SkillErrorCode.PARSE_ERROR, _header_message(exc)) from exc
+    if not header.has_header:
         raise SkillParseError(SkillErrorCode.PARSE_ERROR, "Invalid format: missing YAML frontmatter")
-    data = _load_yaml(match.group(1))
-    body = match.group(2).strip()
+    data = header.data
+    body = header.body.strip()
     skill = Skill(
         name=_name(data),
         description=_description(data),
@@ -119,41 +115,17 @@ def _reason(exc: OSError) -> str:
     return exc.strerror or str(exc)
 
 
-@cache
-def _loader() -> Any:
-    # Imported on first use, not at start-up: a run without skills never reads YAML.
-    import yaml
-
-    # The C loader is the same safe subset as yaml.safe_load, several times faster over hundreds of skills.
-    return getattr(yaml, "CSafeLoader", yaml.SafeLoader)
-
-
-def _load_yaml(block: str) -> dict[str, Any]:
-    plain = plain_frontmatter(block)  # the common case, without importing YAML at start-up
-    if plain is not None:
-        return plain
-    import yaml
-
-    try:
-        data = yaml.load(block, Loader=_loader())  # a safe loader, like yaml.safe_load
-    except yaml.YAMLError as exc:
-        raise SkillParseError(SkillErrorCode.PARSE_ERROR, _yaml_message(exc)) from exc
-    if data is None:
-        return {}
-    if not isinstance(data, dict):
-        raise SkillParseError(
-            SkillErrorCode.PARSE_ERROR, "Invalid format: the frontmatter must be a YAML mapping of keys to values"
-        )
-    return data
-
-
-def _yaml_message(exc: yaml.YAMLError) -> str:
-    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
-    problem = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-    if mark is None:
-        return f"invalid YAML in frontmatter: {problem}"
-    # +1 for 1-based lines, +1 for the opening '---' line: the line as an editor shows it.
-    return f"invalid YAML in frontmatter at line {mark.line + 2}, column {mark.column + 1}: {problem}"
+def _header_message(exc: FrontmatterError) -> str:
+    """The shared parser's error in the words Qwen Code's loader uses (skills written for it read the same)."""
+    if exc.kind is FrontmatterProblem.YAML:
+        problem = exc.message.removeprefix("invalid YAML in frontmatter: ")
+        column = f", column {exc.column}" if exc.column is not None else ""
+        return f"invalid YAML in frontmatter at line {exc.line}{column}: {problem}"
+    if exc.kind is FrontmatterProblem.NOT_MAPPING:
+        return "Invalid format: the frontmatter must be a YAML mapping of keys to values"
+    if exc.kind is FrontmatterProblem.UNCLOSED:
+        return "Invalid format: missing YAML frontmatter"  # Qwen Code's words for a header never closed
+    return f"Invalid format: {exc.message}"
 
 
 def _scalar_text(value: Any) -> str | None:

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from app.context.instructions.frontmatter import FrontmatterError, split_frontmatter
+from app.context.frontmatter import FrontmatterError, read_frontmatter
 from app.context.instructions.rules import load_rules
 
 
@@ -128,11 +128,11 @@ def test_display_paths_are_relative_to_cwd(root: Path) -> None:
     assert load_rules(root, cwd=root / "pkg").rules[0].display_path == "../.qwen/rules/a.md"
 
 
-def test_split_frontmatter() -> None:
-    assert split_frontmatter("plain\n---\n").body == "plain\n---\n"
-    header = split_frontmatter("---\na: 1\nb: [x]\n---\nbody")
+def test_read_frontmatter() -> None:
+    assert read_frontmatter("plain\n---\n").body == "plain\n---\n"
+    header = read_frontmatter("---\na: 1\nb: [x]\n---\nbody")
     assert header.data == {"a": 1, "b": ["x"]} and header.body == "body" and header.key_lines == {"a": 2, "b": 3}
-    assert split_frontmatter("---\n---\nbody").data == {}
+    assert read_frontmatter("---\n---\nbody").data == {}
     with pytest.raises(FrontmatterError) as caught:
-        split_frontmatter("---\na: 1\n  b: 2\n---\n")
+        read_frontmatter("---\na: 1\n  b: 2\n---\n")
     assert caught.value.line == 3

@@ -5,17 +5,12 @@ from __future__ import annotations
 import pytest
 
 from app.context.memory.document import (
-    FRONTMATTER_PATTERN,
     parse_frontmatter_block,
     parse_memory_text,
     render_memory,
     render_with_frontmatter,
 )
 from app.context.memory.paths import MemoryType
-
-
-def test_the_frontmatter_pattern_is_the_specified_one() -> None:
-    assert FRONTMATTER_PATTERN.pattern == r"^---\n([\s\S]*?)\n---\n?([\s\S]*)$"
 
 
 def test_parses_fields_and_trims_the_body() -> None:
@@ -81,7 +76,9 @@ def test_frontmatter_that_is_not_yaml_is_read_line_by_line() -> None:
     doc = parse_memory_text("---\nname: Deploys\ndescription: Rule: deploy on Tuesdays: never Fridays\ntype: project\n---\nx")
     assert doc.type is MemoryType.PROJECT
     assert doc.description == "Rule: deploy on Tuesdays: never Fridays"
-    assert doc.problems == ("the frontmatter is not valid YAML; it was read line by line",)
+    assert doc.problems == (
+        "the frontmatter is not valid YAML (line 3: mapping values are not allowed here); it was read line by line",
+    )
 
 
 def test_frontmatter_that_is_not_a_mapping() -> None:

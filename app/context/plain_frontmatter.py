@@ -7,7 +7,7 @@ cumulative, on this machine). Nearly every SKILL.md holds only ``key: text`` lin
 (a number, a boolean, a nested mapping, an escape, a comment, a flow list...) returns
 ``None`` and goes through YAML as before. For what it accepts, the result is exactly
 what ``yaml.load(block, CSafeLoader)`` gives (checked against it in
-tests/unit/context/skills/test_plain_frontmatter.py, on every bundled skill and on
+tests/unit/context/test_plain_frontmatter.py, on every bundled skill and on
 generated blocks).
 """
 
@@ -33,6 +33,8 @@ def plain_frontmatter(block: str) -> dict[str, Any] | None:
     indent: int | None = None  # their indentation (YAML wants it the same for every item)
     for line in block.split("\n"):
         stripped = line.lstrip(" ")
+        if not stripped or stripped.startswith("#"):
+            continue  # blank lines and whole-line comments mean nothing to YAML, even inside a list
         if items is not None and stripped.startswith("- "):
             level = len(line) - len(stripped)
             if indent is None:
@@ -59,8 +61,8 @@ def plain_frontmatter(block: str) -> dict[str, Any] | None:
         if value is None:
             return None
         data[key] = value
-    if items is not None and not items:
-        return None
+    if (items is not None and not items) or not data:
+        return None  # a bare `key:` at the end is null; an empty block is None to YAML
     return data
 
 

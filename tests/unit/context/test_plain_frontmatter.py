@@ -9,11 +9,11 @@ import yaml
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from app.context.skills.parse import parse_skill_text
+from app.context.plain_frontmatter import plain_frontmatter
 from app.context.skills.model import SkillLevel
-from app.context.skills.plain_frontmatter import plain_frontmatter
+from app.context.skills.parse import parse_skill_text
 
-BUNDLED = Path(__file__).resolve().parents[4] / "bundled_skills"
+BUNDLED = Path(__file__).resolve().parents[3] / "bundled_skills"
 LOADER = getattr(yaml, "CSafeLoader", yaml.SafeLoader)
 
 
@@ -71,6 +71,17 @@ def test_what_yaml_reads_as_something_else_is_left_to_yaml() -> None:
         assert plain_frontmatter(block) is None, block
 
 
+def test_blank_lines_and_whole_line_comments_are_read_as_yaml_reads_them() -> None:
+    # Memory files often carry them; they must not send a plain header through YAML.
+    block = "# written by hand\nname: x\n\ndescription: some words\npaths:\n  # the api\n  - src/api/**\n\n  - tests/**"
+    assert plain_frontmatter(block) == yaml.load(block, Loader=LOADER) == {
+        "name": "x",
+        "description": "some words",
+        "paths": ["src/api/**", "tests/**"],
+    }
+    assert plain_frontmatter("# only a comment\n") is None  # YAML reads None; the caller makes it {}
+
+
 def test_a_skill_parses_the_same_through_the_fast_path_and_through_yaml() -> None:
     text = "---\nname: tidy\ndescription: Tidy the imports\nwhen_to_use: After an edit\nallowedTools:\n  - read_file\n---\nDo it.\n"
     fast = parse_skill_text(text, Path("/skills/tidy/SKILL.md"), SkillLevel.USER)
@@ -102,6 +113,10 @@ def _blocks(draw: st.DrawFn) -> str:
             indent = " " * draw(st.integers(0, 3))
             lines.append(f"{key}:")
             lines.extend(f"{indent}- {draw(_VALUES)}" for _ in range(draw(st.integers(0, 3))))
+        # Blank lines and whole-line comments, anywhere (also between a `key:` and its items).
+        lines.extend(draw(st.lists(st.sampled_from(["", "  ", "# note", "  # note", "#"]), max_size=1)))
+    if draw(st.booleans()):
+        lines.insert(0, "# leading comment")
     return "\n".join(lines)
 
 
