@@ -23,6 +23,7 @@ from app.context.memory.document import parse_memory_text
 from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import (
     INDEX_FILENAME,
+    PINNED_DIRNAME,
     MemoryPaths,
     TeamMemoryRootSecurityError,
     check_team_root,
@@ -63,7 +64,7 @@ def memory_file_problems(text: str, rel_path: str) -> list[str]:
         folder = rel_path.split("/", 1)[0] if "/" in rel_path else ""
         if folder in AUTO_MEMORY_TYPES and folder != document.type.value:
             problems.append(f"its type is {document.type.value} but it is in {folder}/; put it in {document.type.value}/")
-        elif folder not in AUTO_MEMORY_TYPES and folder != "pinned":
+        elif folder not in AUTO_MEMORY_TYPES and folder != PINNED_DIRNAME:
             problems.append(f"it is not in a type folder; put it in {document.type.value}/")
     return problems
 

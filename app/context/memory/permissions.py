@@ -46,10 +46,6 @@ class ScopedVerdict:
     reason: str | None = None
 
 
-def merge_decisions(*decisions: ScopedDecision) -> ScopedDecision:
-    return max(decisions, default=ScopedDecision.DEFAULT)
-
-
 def memory_agent_decision(
     tool_name: str,
     arguments: Mapping[str, Any],
