@@ -148,8 +148,7 @@ class UISettings:
 
 @dataclass
 class SessionSettings:
-    # A short side query after the first finished exchange names the session
-    # (AGENTCTX_DISABLE_AUTO_TITLE=1 also turns it off).
+    # A short side query after the first finished exchange names the session.
     auto_title: bool = True
     # Resuming a session idle for more than 5 minutes shows a "where you left off" recap.
     recap_on_resume: bool = True
@@ -208,7 +207,6 @@ ENV_VARS: dict[str, str] = {
     "OPENAI_MODEL": "model.name",
     "AGENTCTX_CONTEXT_WINDOW": "model.context_window",
     "AGENTCTX_APPROVAL_MODE": "approval_mode",
-    "AGENTCTX_SUGGESTIONS": "suggestions.enabled",
     "AGENTCTX_MEMORY_SEMANTIC": "memory.semantic",
 }
 

@@ -38,7 +38,6 @@ from app.core.session.listing import find_session, latest_session
 from app.core.session.auto_title import AutoTitler
 from app.core.session.recorder import SessionRecorder
 from app.core.status import StatusRelay
-from app.core.session.titles import auto_title_disabled
 from app.core.session.resume import load_session
 from app.core.tools.base import ToolContext
 from app.core.tools.permissions import ApprovalMode, PermissionPolicy
@@ -317,7 +316,7 @@ def build_runtime(
     if provider is not None:
         # Interactive sessions only name themselves: a headless run exits right after its answer, and a
         # title query would hold it up (the session is named when next resumed in the TUI).
-        titles = AutoTitler(opened.recorder, provider, enabled=interactive and settings.sessions.auto_title and not auto_title_disabled())
+        titles = AutoTitler(opened.recorder, provider, enabled=interactive and settings.sessions.auto_title)
         # The order every turn's observers are told in: the engine's lease first (recall and skills
         # see the leased turn), the title last (after extraction is scheduled).
         observers = [assembler, skill_turns, drafter, memory, titles]

@@ -50,11 +50,6 @@ def hermetic_home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.
     monkeypatch.setenv("NO_PROXY", "127.0.0.1,localhost")
     monkeypatch.setenv("no_proxy", "127.0.0.1,localhost")
     monkeypatch.setenv("TZ", "UTC")
-    # Follow-up suggestions send a side query after every answer; the tests of them turn them on.
-    monkeypatch.setenv("AGENTCTX_SUGGESTIONS", "0")
-    # An automatic title is one more request to the scripted server after a turn, which
-    # would take a reply meant for the conversation; the title tests turn it back on.
-    monkeypatch.setenv("AGENTCTX_DISABLE_AUTO_TITLE", "1")
     # Semantic recall is on by itself where the embeddings extra is installed (a developer's venv,
     # not CI): recall must rank the same everywhere, so the tests of semantic recall turn it on.
     monkeypatch.setenv("AGENTCTX_MEMORY_SEMANTIC", "off")

@@ -9,11 +9,6 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
-from typing import TYPE_CHECKING
-
-if TYPE_CHECKING:
-    from app.context.skills.model import Skill
-    from app.paths import Paths
 
 from app.cli.exit_codes import EXIT_OK, EXIT_USAGE
 
@@ -40,6 +35,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def change_trust(trusted: bool, path: Path | None, cwd: Path | None) -> int:
+    from app.folder_changes import folder_changes
     from app.paths import Paths
     from app.trust import FolderTrust
 
@@ -60,23 +56,3 @@ def change_trust(trusted: bool, path: Path | None, cwd: Path | None) -> int:
     for line in changes:
         print(f"  - {line}")
     return EXIT_OK
-
-
-def folder_changes(paths: Paths) -> list[str]:
-    """What the folder's project layer changes, whether or not it is trusted (settings errors included)."""
-    from app.config import SettingsError, load_settings
-    from app.project_layer import grant_lines
-
-    try:
-        changes = list(load_settings(paths, trusted=False).project_layer.changes)
-    except SettingsError as error:  # the user's own file is broken: say so, the answer is recorded anyway
-        changes = [f"(the user settings cannot be read: {error})"]
-    return changes + grant_lines(project_skills(paths))
-
-
-def project_skills(paths: Paths) -> list[Skill]:
-    from app.context.skills.discovery import discover_skills
-    from app.context.skills.model import SkillLevel
-    from app.runtime import _home
-
-    return list(discover_skills(paths.project_root, paths.config_dir, _home(), levels=(SkillLevel.PROJECT,)).skills)

@@ -37,13 +37,3 @@ def unique(name: str, taken: set[str]) -> str:
         if candidate not in taken:
             return candidate
     raise ValueError(f"too many tools named like {name}")
-
-
-def server_of(name: str, servers: list[str]) -> str | None:
-    """Which configured server a model-facing tool name belongs to (None: not an MCP tool)."""
-    if not name.startswith(PREFIX):
-        return None
-    for server in sorted(servers, key=len, reverse=True):
-        if name.startswith(f"{PREFIX}{sanitize(server)}__"):
-            return server
-    return None

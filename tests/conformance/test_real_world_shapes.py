@@ -33,6 +33,7 @@ def _settings(server: FakeOpenAIServer, window: int = 128_000) -> Settings:
     settings.model.api_key = "k"
     settings.model.max_retries = 0
     settings.model.context_window = window
+    settings.sessions.auto_title = False  # its side query would take a reply scripted for the conversation
     settings.context.file_name = list(NAMES)
     settings.memory.enabled = False
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False

@@ -31,6 +31,8 @@ def memory_settings(server: FakeOpenAIServer, **memory: object) -> Settings:
     settings.memory.recall_wait_seconds = 10.0
     # Keyword recall only, wherever the embeddings extra happens to be installed; the semantic tests turn it on.
     settings.memory.semantic = "off"
+    # The session's and the TUI's side queries would take replies scripted for the conversation.
+    settings.sessions.auto_title = settings.suggestions.enabled = False
     for key, value in memory.items():
         setattr(settings.memory, key, value)
     return settings

@@ -30,6 +30,7 @@ def _settings(server: FakeOpenAIServer, window: int) -> Settings:
     settings.model.api_key = "k"
     settings.model.max_retries = 0
     settings.model.context_window = window
+    settings.sessions.auto_title = False  # its side query would take a reply scripted for the conversation
     settings.approval_mode = "yolo"
     settings.compaction.auto_delay_seconds = 0
     settings.compaction.quality_check = False

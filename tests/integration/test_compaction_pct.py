@@ -22,7 +22,8 @@ def _runtime(fake_llm: FakeOpenAIServer, repo: Path, tokens: int):  # type: igno
     paths.user_settings_file.write_text(
         f"model:\n  base_url: {fake_llm.base_url}\n  name: fake-model\n  api_key: k\n  context_window: 1000000\n  max_retries: 0\n"
         "compaction:\n  pct: 0.5\n  auto_delay_seconds: 0\n  quality_check: false\n"
-        "memory:\n  enabled: false\n",
+        "memory:\n  enabled: false\n"
+        "sessions:\n  auto_title: false\n",
         encoding="utf-8",
     )
     settings = load_settings(paths, env={})

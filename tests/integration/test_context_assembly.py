@@ -44,6 +44,7 @@ def _settings(server: FakeOpenAIServer, **context: object) -> Settings:
     settings.model.api_key = "k"
     settings.model.max_retries = 0
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    settings.sessions.auto_title = False  # its side query would take a reply scripted for the conversation
     for key, value in context.items():
         setattr(settings.context, key, value)
     return settings

@@ -44,6 +44,7 @@ def _settings(server: FakeOpenAIServer, engine: str = "last-n-turns", turns: str
     settings.model.base_url, settings.model.name, settings.model.api_key = server.base_url, "fake-model", "k"
     settings.model.max_retries = 1
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    settings.sessions.auto_title = False  # its side query would take a reply scripted for the conversation
     settings.context.engine = engine
     settings.context.engine_options = {"turns": turns}
     return settings

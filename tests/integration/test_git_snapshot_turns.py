@@ -38,6 +38,7 @@ def _settings(server: FakeOpenAIServer) -> Settings:
     settings.model.max_retries = 0
     settings.approval_mode = "yolo"
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    settings.sessions.auto_title = False  # its side query would take a reply scripted for the conversation
     return settings
 
 

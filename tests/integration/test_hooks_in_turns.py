@@ -42,6 +42,7 @@ def _runtime(server: FakeOpenAIServer, repo: Path, hooks: dict, *, layer: str = 
     settings = load_settings(paths, {"model.base_url": server.base_url, "model.name": "fake-model", "model.api_key": "k"}, env={})
     settings.model.max_retries = 0
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    settings.sessions.auto_title = False  # its side query would take a reply scripted for the conversation
     return build_runtime(settings, paths)
 
 

@@ -4,8 +4,6 @@ from __future__ import annotations
 
 from pathlib import Path
 
-import pytest
-
 from app.config import Settings
 from app.core.events import TurnFinished
 from app.core.session.listing import list_sessions
@@ -26,8 +24,8 @@ def _settings(server: FakeOpenAIServer) -> Settings:
     return settings
 
 
-def _runtime(server: FakeOpenAIServer, tmp_path: Path, **kwargs) -> Runtime:  # type: ignore[no-untyped-def]
-    return build_runtime(_settings(server), Paths.for_cwd(tmp_path), **kwargs)
+def _runtime(server: FakeOpenAIServer, tmp_path: Path, *, settings: Settings | None = None, **kwargs) -> Runtime:  # type: ignore[no-untyped-def]
+    return build_runtime(settings or _settings(server), Paths.for_cwd(tmp_path), **kwargs)
 
 
 async def _turn(runtime: Runtime, prompt: str) -> None:
@@ -39,11 +37,6 @@ async def _turn(runtime: Runtime, prompt: str) -> None:
 
 def _title_requests(server: FakeOpenAIServer) -> list:  # type: ignore[type-arg]
     return [r for r in server.requests if r.messages and r.messages[0].get("content") == TITLE_SYSTEM_PROMPT]
-
-
-@pytest.fixture(autouse=True)
-def _titles_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv("AGENTCTX_DISABLE_AUTO_TITLE", raising=False)
 
 
 async def test_the_first_exchange_is_titled_once_in_the_background(fake_llm: FakeOpenAIServer, tmp_path: Path) -> None:
@@ -117,16 +110,15 @@ async def test_a_resumed_titled_session_is_not_titled_again(fake_llm: FakeOpenAI
     await again.aclose()
 
 
-async def test_headless_runs_and_the_environment_switch_ask_for_no_title(
-    fake_llm: FakeOpenAIServer, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+async def test_headless_runs_and_the_setting_turned_off_ask_for_no_title(fake_llm: FakeOpenAIServer, tmp_path: Path) -> None:
     headless = _runtime(fake_llm, tmp_path, interactive=False)
     fake_llm.push(Reply.text("answer"))
     await _turn(headless, "question")
     await headless.aclose()
 
-    monkeypatch.setenv("AGENTCTX_DISABLE_AUTO_TITLE", "1")
-    interactive = _runtime(fake_llm, tmp_path)
+    settings = _settings(fake_llm)
+    settings.sessions.auto_title = False
+    interactive = _runtime(fake_llm, tmp_path, settings=settings)
     fake_llm.push(Reply.text("answer"))
     await _turn(interactive, "question")
     await interactive.aclose()

@@ -13,8 +13,7 @@ from tests.fakes.openai_server import FakeOpenAIServer, Reply
 SKILL = "---\nname: run-the-suite\ndescription: Run this project's tests and fix the first failure\n---\n1. Run `make test`.\n2. Fix the first failure.\n"
 
 
-async def test_a_long_session_produces_one_draft(fake_llm: FakeOpenAIServer, tmp_path: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    monkeypatch.setenv("AGENTCTX_DISABLE_AUTO_TITLE", "1")  # its side query would take the scripted replies
+async def test_a_long_session_produces_one_draft(fake_llm: FakeOpenAIServer, tmp_path: Path) -> None:
     repo = tmp_path / "repo"
     (repo / ".git").mkdir(parents=True)
     (repo / "a.py").write_text("x = 1\n")
@@ -22,6 +21,7 @@ async def test_a_long_session_produces_one_draft(fake_llm: FakeOpenAIServer, tmp
     settings.model.base_url, settings.model.name, settings.model.api_key = fake_llm.base_url, "fake-model", "k"
     settings.model.max_retries = 0
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    settings.sessions.auto_title = False  # its side query would take the scripted replies
     paths = Paths.for_cwd(repo)
     runtime = build_runtime(settings, paths)
     calls = [(f"c{i}", "read_file", {"path": "a.py"}) for i in range(AUTO_SKILL_THRESHOLD)]

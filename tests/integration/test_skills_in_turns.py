@@ -48,6 +48,7 @@ def _settings(server: FakeOpenAIServer) -> Settings:
     settings.model.base_url, settings.model.name, settings.model.api_key = server.base_url, "fake-model", "k"
     settings.model.max_retries = 0
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    settings.sessions.auto_title = False  # its side query would take a reply scripted for the conversation
     return settings
 
 

@@ -29,7 +29,8 @@ def _settings(fake_llm: FakeOpenAIServer, repo: Path):  # type: ignore[no-untype
     paths.user_settings_file.write_text(
         f"model:\n  base_url: {fake_llm.base_url}\n  name: fake-model\n  api_key: k\n  context_window: 200000\n  max_retries: 0\n"
         "compaction:\n  auto_delay_seconds: 0\n  quality_check: false\n"
-        "memory:\n  enabled: false\n",
+        "memory:\n  enabled: false\n"
+        "sessions:\n  auto_title: false\n",  # its side query would take a reply scripted for the conversation
         encoding="utf-8",
     )
     return load_settings(paths, env={}), paths

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from app.mcp.names import server_of, tool_name, unique
+from app.mcp.names import tool_name, unique
 
 VALID = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
 
@@ -28,12 +28,6 @@ def test_collisions_get_a_suffix() -> None:
     taken = {"mcp__s__a_b"}
     assert unique("mcp__s__a_b", taken) == "mcp__s__a_b_2"
     assert unique("mcp__s__c", taken) == "mcp__s__c"
-
-
-def test_server_of() -> None:
-    assert server_of("mcp__git__log", ["git", "github"]) == "git"
-    assert server_of("mcp__github__log", ["git", "github"]) == "github"
-    assert server_of("read_file", ["git"]) is None
 
 
 def test_mcp_tools_ask_by_default_and_plan_mode_refuses_them() -> None:

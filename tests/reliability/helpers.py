@@ -91,6 +91,8 @@ def settings_for(base_url: str, *, retries: int = 0, read_timeout: float = 10.0,
     settings.model.context_window = 32_000
     settings.memory.recall_model = False
     settings.memory.dream = False
+    # The session's and the TUI's side queries would take replies scripted for the conversation.
+    settings.sessions.auto_title = settings.suggestions.enabled = False
     for key, value in memory.items():
         setattr(settings.memory, key, value)
     return settings

@@ -25,10 +25,25 @@ from app.context.memory.schedule import inspect_lock, LockState
 from app.context.memory.paths import MemoryPaths
 from app.core.session.records import SUBTYPE_CHAT_COMPRESSION
 from app.core.session.resume import load_session
+from app.paths import Paths
 from tests.fakes.openai_server import FakeOpenAIServer
 
 ROOT = Path(__file__).resolve().parents[2]
 POLL_SECONDS = 0.005
+
+
+# The driver builds an interactive runtime from the user's settings file: a title query would race the
+# scripted replies for nothing.
+QUIET_SESSIONS = "sessions:\n  auto_title: false\n"
+
+
+def _quiet_user_settings(repo: Path) -> None:
+    """Turn the automatic title off in the home the subprocess reads, keeping what the test wrote there."""
+    settings_file = Paths.for_cwd(repo).user_settings_file
+    settings_file.parent.mkdir(parents=True, exist_ok=True)
+    written = settings_file.read_text(encoding="utf-8") if settings_file.exists() else ""
+    if "sessions:" not in written:
+        settings_file.write_text(written + QUIET_SESSIONS, encoding="utf-8")
 
 
 def wait_until(predicate: Callable[[], object], timeout: float = 30.0, what: str = "") -> None:
@@ -52,7 +67,7 @@ class Driver:
         env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
         python_path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)
         env.update(OPENAI_BASE_URL=self.server.base_url, OPENAI_API_KEY="k", OPENAI_MODEL="fake-model", PYTHONPATH=python_path)
-        env["AGENTCTX_DISABLE_AUTO_TITLE"] = "1"  # a title query would race the scripted replies for nothing
+        _quiet_user_settings(self.repo)
         self.process = subprocess.Popen(
             [sys.executable, "-m", "tests.reliability.driver", "--cwd", str(self.repo), *self.args],
             cwd=ROOT,

@@ -50,7 +50,7 @@ def test_killing_the_agent_kills_its_shell_command(fake_llm: FakeOpenAIServer, t
     (repo / ".git").mkdir(parents=True)
     fake_llm.push(Reply.tool_calls([("s1", "run_shell_command", {"command": COMMANDS[name]})]), Reply.stall(60))
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
-    env.update(PYTHONPATH=str(ROOT), OPENAI_BASE_URL=fake_llm.base_url, OPENAI_API_KEY="k", OPENAI_MODEL="fake-model", AGENTCTX_DISABLE_AUTO_TITLE="1")
+    env.update(PYTHONPATH=str(ROOT), OPENAI_BASE_URL=fake_llm.base_url, OPENAI_API_KEY="k", OPENAI_MODEL="fake-model")
     agent = subprocess.Popen(
         [sys.executable, "-m", "app", "-p", "run it", "--approval-mode", "yolo"],
         cwd=repo, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,

@@ -31,7 +31,7 @@ def _run(args: list[str], cwd: Path, server: FakeOpenAIServer | None = None) -> 
     env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
     env["PYTHONPATH"] = str(ROOT)
     if server is not None:
-        env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="k", OPENAI_MODEL="fake-model", AGENTCTX_DISABLE_AUTO_TITLE="1")
+        env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="k", OPENAI_MODEL="fake-model")
     return subprocess.run([sys.executable, "-m", "app", *args], cwd=cwd, env=env, capture_output=True, timeout=60)
 
 

@@ -22,7 +22,6 @@ SESSION_ID = "5e55104d-0000-4000-8000-000000000000"
 @pytest.fixture
 def pinned(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr("app.core.session.recorder.new_session_id", lambda: SESSION_ID)
-    monkeypatch.setenv("AGENTCTX_DISABLE_AUTO_TITLE", "1")
 
 
 def _workspace(tmp_path: Path) -> Path:

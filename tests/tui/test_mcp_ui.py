@@ -15,6 +15,8 @@ from tests.tui.helpers import SIZE, make_app, notifications, ready, wait_until
 def _settings(server: FakeOpenAIServer, workspace: Path):  # type: ignore[no-untyped-def]
     settings = load_settings(Paths.for_cwd(workspace), {"model.base_url": server.base_url, "model.name": "fake-model", "model.api_key": "k"}, env={})
     settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
+    # The session's and the TUI's side queries would take replies scripted for the conversation.
+    settings.sessions.auto_title = settings.suggestions.enabled = False
     return settings
 
 

@@ -160,6 +160,47 @@ def test_core_and_context_never_import_textual(package: str) -> None:
     assert offenders == []
 
 
+def test_the_tui_imports_nothing_from_the_cli() -> None:
+    offenders = sorted(
+        f"{name} imports {target}" for name in modules() if _within(name, "app.tui") for target in imports_of(name) if _within(target, "app.cli")
+    )
+    assert offenders == []
+
+
+def _module_level_imports(name: str) -> set[str]:
+    """What ``name`` imports outside any function (module level and under ``TYPE_CHECKING``)."""
+    tree = ast.parse(modules()[name].read_text(encoding="utf-8"))
+    found: set[str] = set()
+    inside_functions = {
+        id(node)
+        for fn in ast.walk(tree)
+        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+        for node in ast.walk(fn)
+    }
+    for node in ast.walk(tree):
+        if id(node) in inside_functions:
+            continue
+        if isinstance(node, ast.Import):
+            found.update(alias.name for alias in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = _resolve(node, node.module or "", name)
+            found.update({base, *({f"{base}.{alias.name}" for alias in node.names} & modules().keys())})
+    return found
+
+
+def test_the_cli_reaches_the_tui_only_through_its_launcher_and_lazily() -> None:
+    # The subcommands start without Textual; only the default command opens the TUI, inside the function that runs it.
+    offenders = sorted(
+        f"{name} imports {target}" for name in modules() if _within(name, "app.cli") for target in imports_of(name)
+        if _within(target, "app.tui") and target != "app.tui.launch"
+    )
+    eager = sorted(
+        f"{name} imports {target} at module level" for name in modules() if _within(name, "app.cli")
+        for target in _module_level_imports(name) if _within(target, "app.tui")
+    )
+    assert offenders == [] and eager == []
+
+
 def test_no_import_cycle_in_app() -> None:
     assert cycles(graph()) == []
 

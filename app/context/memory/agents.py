@@ -22,7 +22,7 @@ tool runs, and a refusal says why in the tool result, so the agent can fix it:
   folder of its type (``type: user`` belongs in ``user/``);
 - a team root that fails its security check refuses every team write.
 
-Whether the main agent wrote memory files itself during a turn (``writes_to_memory``):
+Whether the main agent wrote memory files itself during a turn (``written_path``):
 
 When it did (the person said "remember this"), extracting memories from the
 same turn again would only duplicate them.
@@ -111,19 +111,6 @@ def written_path(tool_name: str, arguments: Mapping[str, Any] | str) -> str | No
     return None
 
 
-def writes_to_memory(calls: Iterable[tuple[str, Mapping[str, Any] | str]], paths: MemoryPaths, cwd: Path | None = None) -> bool:
-    """Whether any ``(tool name, arguments)`` call writes into the project, user or team memory."""
-    base = cwd or paths.workspace_root
-    roots = (paths.project_root, paths.user_root, paths.team_root)
-    for name, arguments in calls:
-        target = written_path(name, arguments)
-        if target is None:
-            continue
-        absolute = Path(target) if Path(target).is_absolute() else base / target
-        if any(is_auto_mem_path(root, absolute) for root in roots):
-            return True
-    return False
-
 FORMAT_HINT = (
     "A memory file starts with frontmatter:\n---\nname: <a short name>\ndescription: <one specific line>\n"
     "type: <user | feedback | project | reference>\n---\n<the fact>\nand sits in the <type>/ folder of its scope. "
@@ -154,7 +141,7 @@ def memory_file_problems(text: str, rel_path: str) -> list[str]:
         folder = rel_path.split("/", 1)[0] if "/" in rel_path else ""
         if folder in AUTO_MEMORY_TYPES and folder != document.type.value:
             problems.append(f"its type is {document.type.value} but it is in {folder}/; put it in {document.type.value}/")
-        elif folder not in AUTO_MEMORY_TYPES and folder != "pinned":
+        elif folder not in AUTO_MEMORY_TYPES and folder != PINNED_DIRNAME:
             problems.append(f"it is not in a type folder; put it in {document.type.value}/")
     return problems
 
@@ -243,10 +230,6 @@ class ScopedVerdict:
     decision: ScopedDecision
     label: str | None = None  # the rule named when denying
     reason: str | None = None
-
-
-def merge_decisions(*decisions: ScopedDecision) -> ScopedDecision:
-    return max(decisions, default=ScopedDecision.DEFAULT)
 
 
 def memory_agent_decision(

@@ -109,9 +109,6 @@ class MemoryPaths:
     def type_dir(self, scope: MemoryScope | str, memory_type: MemoryType | str) -> Path:
         return self.root(scope) / MemoryType(memory_type).value
 
-    def pinned_dir(self, scope: MemoryScope | str) -> Path:
-        return self.root(scope) / PINNED_DIRNAME
-
     @property
     def state_dir(self) -> Path:
         return self.project_root.parent

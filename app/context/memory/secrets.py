@@ -231,12 +231,6 @@ def describe_findings(findings: list[SecretFinding]) -> str:
     return ", ".join(f.label for f in findings)
 
 
-def rule_pattern(rule_id: str) -> re.Pattern[str]:
-    """The rule's first pattern compiled as written (for tests and tools; scanning uses ``scan``)."""
-    rule = next(r for r in SECRET_RULES if r.rule_id == rule_id)
-    return compile_pattern(rule.patterns[0], rule.ignore_case)
-
-
 class SecretsInTeamMemoryError(Exception):
     """A write into team memory was refused because the text holds credentials."""
 

@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 
 from app.core.history import Message
 from app.core.session.recap import filter_to_dialog
 
 AUTO_TITLE_ATTEMPT_CAP = 3
-DISABLE_AUTO_TITLE_ENV = "AGENTCTX_DISABLE_AUTO_TITLE"
 TITLE_MAX_CHARS = 80
 TITLE_MAX_OUTPUT_TOKENS = 60
 TITLE_TEMPERATURE = 0.2
@@ -31,12 +29,6 @@ only: no quotes, no trailing full stop, no explanation."""
 _THINK = r"(?i)<think>[\s\S]*?</think>"
 _LABEL = r"(?i)^(?:session\s+)?title\s*[:：]\s*"
 _WRAPPERS = "\"'`*_#“”‘’「」《》 "
-
-
-def auto_title_disabled(env: Mapping[str, str] | None = None) -> bool:
-    """``AGENTCTX_DISABLE_AUTO_TITLE`` set to anything but 0/false/no/off turns auto titles off."""
-    value = (os.environ if env is None else env).get(DISABLE_AUTO_TITLE_ENV, "").strip().lower()
-    return value not in ("", "0", "false", "no", "off")
 
 
 def title_prompt(history: Sequence[Message]) -> str | None:

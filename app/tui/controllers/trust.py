@@ -47,8 +47,8 @@ class TrustController:
         self.host.run_worker(partial(self._trust_dialog, runtime), name="_trust_dialog", group="trust", exit_on_error=False)
 
     async def _trust_dialog(self, runtime: Runtime) -> None:
+        from app.folder_changes import folder_changes
         from app.trust import FolderTrust
-        from app.cli.trust import folder_changes
 
         trust = FolderTrust(runtime.paths.config_dir)
         answer = trust.answer(runtime.paths.project_root)
@@ -91,7 +91,7 @@ class TrustController:
         if runtime is None:
             self.host.notify("Still starting up; try again in a moment.", severity="warning")
             return
-        from app.cli.permissions import rules_report
+        from app.permissions_report import rules_report
 
         report = rules_report(runtime.settings, runtime.policy, folder_trusted=runtime.folder_trusted)
         self.host.push_screen(TextScreen("Permissions", report, subtitle="agentctx-tui permissions check TOOL(ARG) tests a call"))

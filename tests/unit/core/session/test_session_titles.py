@@ -15,7 +15,6 @@ from app.core.session.tail import TAIL_BYTES, TITLE_REANCHOR_BYTES, read_tail
 from app.core.session.titles import (
     AUTO_TITLE_ATTEMPT_CAP,
     TITLE_MAX_CHARS,
-    auto_title_disabled,
     clean_title,
     manual_title,
     title_prompt,
@@ -197,13 +196,6 @@ def test_title_prompt_needs_a_finished_exchange_and_skips_tools_and_reminders() 
     assert prompt is not None
     assert "Person: fix the parser" in prompt and "Assistant: Fixed it." in prompt
     assert "SECRET" not in prompt and "recalled memory" not in prompt and "hidden" not in prompt
-
-
-def test_auto_title_can_be_turned_off_by_environment() -> None:
-    assert not auto_title_disabled({})
-    assert not auto_title_disabled({"AGENTCTX_DISABLE_AUTO_TITLE": "0"})
-    assert auto_title_disabled({"AGENTCTX_DISABLE_AUTO_TITLE": "1"})
-    assert auto_title_disabled({"AGENTCTX_DISABLE_AUTO_TITLE": "true"})
 
 
 def test_manual_title_is_one_line() -> None:
