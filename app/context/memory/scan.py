@@ -22,6 +22,7 @@ every file is listed, and a directory past MAX_SCAN_DEPTH is named in
 from __future__ import annotations
 
 import atexit
+import bisect
 import hashlib
 import heapq
 import json
@@ -61,11 +62,24 @@ class _Found:
     stamp: _Stamp | None = None
 
 
+@dataclass(frozen=True)
+class ListingDelta:
+    """What changed from the listing with version ``before`` to this one: entry objects that left it
+    and ones that joined it (a changed file is both: its old entry removed, its new one added)."""
+
+    before: tuple[object, ...]
+    added: tuple[MemoryEntry, ...]
+    removed: tuple[MemoryEntry, ...]
+
+
 class MemoryListing(list[MemoryEntry]):
     """A listing's entries. ``version`` is the same for two listings only when they hold the same
-    entry objects in the same order, so recall can skip re-checking 50,000 entries."""
+    entry objects in the same order, so recall can skip re-checking 50,000 entries; ``delta``, when
+    known, says how it differs from the listing of version ``delta.before``, so recall can apply
+    the change instead of comparing every entry."""
 
     version: tuple[object, ...] = ()
+    delta: ListingDelta | None = None
 
 
 @dataclass
@@ -78,6 +92,7 @@ class _ScopeState:
     generation: int
     watcher: ScopeWatcher | None = None
     trusted: bool = False  # a full walk ran after the watcher was ready
+    delta: ListingDelta | None = None  # how ``generation`` differs from the one before it (watched updates)
 
 
 _states: dict[tuple[str, str, str], _ScopeState] = {}
@@ -154,6 +169,7 @@ def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, s
 def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set[str]) -> MemoryListing | None:
     """The listing from the watcher's report and the directories whose mtime moved; None when only
     a full walk can tell (a directory went away, or a relisted one was cut by a limit)."""
+    since = state.generation
     moved: list[tuple[str, str, int]] = []
     for directory, (mtime, prefix, depth) in state.dirs.items():
         try:
@@ -163,15 +179,15 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
         # A directory changed within a clock tick of the walk may have changed again unseen.
         if now != mtime or mtime >= state.walked_at - RACY_NS:
             moved.append((directory, prefix, depth))
-    if moved and not _relist(state, real_root, scope, moved):
+    if moved and not _relist_by_inode(state, real_root, scope, moved) and not _relist(state, real_root, scope, moved):
         return None
     if len(state.volatile) > MAX_VOLATILE:
         return None  # e.g. thousands of files written a moment ago: a walk is as cheap
     touched = [path for path in changed if path in state.current] + list(state.volatile)
     if not touched:
         return _listing(state)
-    by_path = {str(e.path): e for e in state.entries} if state.volatile else {}
     replaced: dict[int, MemoryEntry] = {}
+    positions: dict[int, int] = {}
     for path in touched:
         hit = state.current.get(path)
         found = state.volatile.get(path)
@@ -189,9 +205,10 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
             del state.current[path]
             old = hit[1]
         elif found is not None:
-            old = by_path.get(path)
-            if old is None:
+            at = _position(state.entries, found.rel_path)
+            if at is None:
                 return None
+            old = state.entries[at]
             if not found.is_symlink:
                 try:
                     stat = os.lstat(path)
@@ -208,12 +225,122 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
         else:
             state.volatile[path] = _Found(path, found.rel_path, found.is_symlink)
         replaced[id(old)] = entry
+        at = _position(state.entries, old.rel_path)
+        if at is None or state.entries[at] is not old:
+            return None
+        positions[at] = id(old)
     if replaced:
-        state.entries = tuple(replaced.get(id(e), e) for e in state.entries)
-        state.generation = next(_generations)
+        # A few entries replaced in place (found by bisection, the entries are sorted): no pass
+        # over 50,000 entries, and recall is handed the change (see ListingDelta).
+        entries = list(state.entries)
+        for at, old_id in positions.items():
+            entries[at] = replaced[old_id]
+        removed = tuple(state.entries[at] for at in positions)
+        state.entries = tuple(entries)
+        _advance(state, tuple(replaced.values()), removed, since)
         key = next(k for k, v in _states.items() if v is state)
         _note_dirty(key, real_root, scope, state.current, len(replaced))
     return _listing(state)
+
+
+def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, moved: list[tuple[str, str, int]]) -> bool:
+    """List the moved directories again without an ``lstat`` per file: a directory's mtime moves on
+    a create, a delete or a rename in it, and each of those changes a name or the inode a name
+    points to (an atomic write renames a new file, with a new inode, over the old), which
+    ``scandir`` reports for free. An edit in place keeps the inode and does not move the directory:
+    the watcher reports it, as it does in every other directory. The entries are changed in place
+    (bisection into the sorted tuple), so a write in a directory of 12,500 memories costs its
+    ``scandir``, not a pass over 50,000 entries. False, with nothing changed, when only the
+    relisting with ``lstat`` can tell (a symlink, a directory not walked before, an unreadable one)."""
+    known: list[tuple[str, str, bool]] = []  # path, rel_path, unchanged
+    stamps: dict[str, int] = {}
+    for directory, prefix, depth in moved:
+        try:
+            stamps[directory] = os.stat(directory).st_mtime_ns  # before listing, as in _walk
+            with os.scandir(directory) as listing:
+                items = list(listing)
+        except OSError:
+            return False
+        for item in items:
+            name = item.name
+            if name[0] == ".":
+                continue
+            if _is_symlink(item):
+                if name.endswith(".md"):
+                    return False
+                continue
+            if _is_dir(item):
+                if item.path not in state.dirs:
+                    return False
+                continue
+            if not name.endswith(".md") or (depth == 0 and name == INDEX_FILENAME):
+                continue
+            hit = state.current.get(item.path)
+            try:
+                same = hit is not None and item.is_file(follow_symlinks=False) and item.inode() == hit[0][0]
+            except OSError:
+                return False
+            known.append((item.path, prefix + name, same))
+    # What was listed in the moved directories (a contiguous run of the sorted entries per prefix).
+    listed: dict[str, int] = {}
+    entries = state.entries
+    for directory, prefix, _ in moved:
+        at = bisect.bisect_left(entries, utf16_sort_key(prefix), key=lambda e: utf16_sort_key(e.rel_path)) if prefix else 0
+        while at < len(entries) and entries[at].rel_path.startswith(prefix):
+            rel = entries[at].rel_path
+            if "/" not in rel[len(prefix):]:
+                listed[rel] = at
+            at += 1
+    present = {rel for _, rel, _ in known}
+    removed_at = [at for rel, at in listed.items() if rel not in present]
+    reread: list[tuple[str, str]] = [(path, rel) for path, rel, same in known if not same or rel not in listed]
+    fresh: list[tuple[str, MemoryEntry, tuple[_Stamp, MemoryEntry] | None]] = []
+    for path, rel in reread:
+        try:
+            stat = os.lstat(path)
+        except OSError:
+            return False
+        if S_ISLNK(stat.st_mode) or S_ISDIR(stat.st_mode):
+            return False
+        cacheable: dict[str, tuple[_Stamp, MemoryEntry]] = {}  # left empty when the file was read while racy
+        entry = _cached_entry({}, cacheable, real_root, scope, _Found(path, rel, False, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)))
+        fresh.append((rel, entry, cacheable.get(path)))
+    # Nothing above changed the state: from here on it is updated, and cannot fail.
+    walked_at = time.time_ns()
+    for directory, prefix, depth in moved:
+        state.dirs[directory] = (stamps[directory], prefix, depth)
+    state.walked_at = walked_at
+    if not removed_at and not fresh:
+        return True
+    updated = list(entries)
+    removed = [entries[at] for at in removed_at]
+    for at in sorted(removed_at, reverse=True):
+        del updated[at]
+    added: list[MemoryEntry] = []
+    for rel, entry, cached in fresh:
+        path = str(entry.path)
+        state.current.pop(path, None)
+        state.volatile.pop(path, None)
+        if cached is not None:
+            state.current[path] = cached
+        else:
+            state.volatile[path] = _Found(path, rel, False)
+        at = bisect.bisect_left(updated, utf16_sort_key(rel), key=lambda e: utf16_sort_key(e.rel_path))
+        if at < len(updated) and updated[at].rel_path == rel:
+            removed.append(updated[at])
+            updated[at] = entry
+        else:
+            updated.insert(at, entry)
+        added.append(entry)
+    for entry in removed:
+        if entry.rel_path not in present:  # the file is gone (a replaced one's path holds its new entry)
+            state.current.pop(str(entry.path), None)
+            state.volatile.pop(str(entry.path), None)
+    state.entries = tuple(updated)
+    _advance(state, tuple(added), tuple(removed))
+    key = next(k for k, v in _states.items() if v is state)
+    _note_dirty(key, real_root, scope, state.current, len(added) + len(removed))
+    return True
 
 
 def _relist(state: _ScopeState, real_root: str, scope: MemoryScope, moved: list[tuple[str, str, int]]) -> bool:
@@ -246,16 +373,43 @@ def _relist(state: _ScopeState, real_root: str, scope: MemoryScope, moved: list[
         entries.sort(key=lambda e: utf16_sort_key(e.rel_path))
         merged = list(heapq.merge(kept, entries, key=lambda e: utf16_sort_key(e.rel_path))) if kept else entries
         if [id(e) for e in merged] != before:
+            new_ids = {id(e) for e in entries}
+            old_inside = [e for e in state.entries if inside(str(e.path))]
+            old_ids = {id(e) for e in old_inside}
             state.entries = tuple(merged)
-            state.generation = next(_generations)
+            _advance(state, tuple(e for e in entries if id(e) not in old_ids), tuple(e for e in old_inside if id(e) not in new_ids))
             key = next(k for k, v in _states.items() if v is state)
             _note_dirty(key, real_root, scope, state.current, 1)
     return True
 
 
+def _advance(state: _ScopeState, added: tuple[MemoryEntry, ...], removed: tuple[MemoryEntry, ...], since: int | None = None) -> None:
+    """A new generation of the listing, with the change from the previous one for recall. With
+    ``since``, a generation made earlier in the same listing call (a relisting, then re-read files)
+    is folded in, so the delta reaches back to the generation recall last saw."""
+    before = state.generation
+    state.generation = next(_generations)
+    earlier = state.delta
+    if since is not None and before != since and earlier is not None and earlier.before == (since,):
+        gone = {id(e) for e in removed}
+        joined = {id(e) for e in earlier.added}
+        added = tuple(e for e in earlier.added if id(e) not in gone) + added
+        removed = earlier.removed + tuple(e for e in removed if id(e) not in joined)
+        before = since
+    state.delta = ListingDelta((before,), added, removed)
+
+
+def _position(entries: tuple[MemoryEntry, ...], rel_path: str) -> int | None:
+    """Where the entry for ``rel_path`` is in the sorted entries (None: not listed)."""
+    wanted = utf16_sort_key(rel_path)
+    at = bisect.bisect_left(entries, wanted, key=lambda e: utf16_sort_key(e.rel_path))
+    return at if at < len(entries) and entries[at].rel_path == rel_path else None
+
+
 def _listing(state: _ScopeState) -> MemoryListing:
     listing = MemoryListing(state.entries)
     listing.version = (state.generation,)
+    listing.delta = state.delta
     return listing
 
 
