@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.kinds import MemoryScope
 from app.context.memory.reminder import recall_reminder
+from app.context.memory.scan import ListingDelta, MemoryListing
 from app.context.memory.secrets import contains_secret
 from app.context.memory.selector import (
     RECALL_SELECTOR_TIMEOUT_SECONDS,
@@ -30,7 +31,6 @@ from app.context.memory.selector import (
     build_selector_request,
     parse_selection,
 )
-from app.context.memory.scan import ListingDelta, MemoryListing
 from app.context.memory.store import MemoryStore
 from app.context.memory.textunits import utf16_sort_key
 from app.context.memory.tool_filter import filter_active_tool_memories

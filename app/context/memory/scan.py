@@ -23,21 +23,25 @@ from __future__ import annotations
 
 import atexit
 import bisect
-import hashlib
-import heapq
-import json
 import os
-import threading
 import time
 from dataclasses import dataclass
-from stat import S_ISDIR, S_ISLNK
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK
 
 from app.context.memory.document import ParsedMemory, parse_memory_text
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope, memory_type
+from app.context.memory.kinds import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import INDEX_FILENAME, PINNED_DIRNAME, is_auto_mem_path
 from app.context.memory.reading import read_capped
+from app.context.memory.scan_cache import Stamp as _Stamp
+from app.context.memory.scan_cache import (  # cache_file and wait_for_cache_saves: also this module's API
+    cache_file,
+    load_cache_file,
+    save_cache_file,
+    wait_for_cache_saves,  # noqa: F401
+    write_cache,
+)
 from app.context.memory.slug import has_control_characters
 from app.context.memory.textunits import utf16_sort_key
 from app.context.memory.watch import ScopeWatcher
@@ -45,13 +49,11 @@ from app.context.memory.watch import ScopeWatcher
 # Type directories sit one level down; a little more leaves room for the
 # pinned directory and hand-made grouping without walking a whole tree.
 MAX_SCAN_DEPTH = 4
-CACHE_VERSION = 2  # 2: rows carry the memory's search terms
 # A file changed this recently when it was read is read again next time.
 RACY_NS = 1_000_000_000
 # Parsed entries are kept for this many scope roots (the project's, the person's, team memory...).
 MAX_CACHED_ROOTS = 8
 
-_Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 
 
 @dataclass(frozen=True)
@@ -116,7 +118,7 @@ def watch_scopes(enabled: bool = True) -> None:
 def scan_scope(root: Path, scope: MemoryScope) -> MemoryListing:
     """Every ``.md`` memory file under ``root``, sorted by relative path (code-unit order)."""
     if not root.is_dir():
-        return MemoryListing()
+        return _empty_listing()
     real_root = os.path.realpath(root)
     key = (str(root), real_root, scope.value)
     state = _states.get(key)
@@ -130,7 +132,7 @@ def scan_scope(root: Path, scope: MemoryScope) -> MemoryListing:
 
 
 def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, str, str], state: _ScopeState | None) -> MemoryListing:
-    previous = state.current if state is not None else _load_cache_file(real_root, scope)
+    previous = state.current if state is not None else load_cache_file(real_root, scope)
     current: dict[str, tuple[_Stamp, MemoryEntry]] = {}
     notes: list[str] = []
     dirs: dict[str, tuple[int, str, int]] = {}
@@ -179,7 +181,7 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
         # A directory changed within a clock tick of the walk may have changed again unseen.
         if now != mtime or mtime >= state.walked_at - RACY_NS:
             moved.append((directory, prefix, depth))
-    if moved and not _relist_by_inode(state, real_root, scope, moved) and not _relist(state, real_root, scope, moved):
+    if moved and not _relist_by_inode(state, real_root, scope, moved):
         return None
     if len(state.volatile) > MAX_VOLATILE:
         return None  # e.g. thousands of files written a moment ago: a walk is as cheap
@@ -251,7 +253,7 @@ def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, mov
     the watcher reports it, as it does in every other directory. The entries are changed in place
     (bisection into the sorted tuple), so a write in a directory of 12,500 memories costs its
     ``scandir``, not a pass over 50,000 entries. False, with nothing changed, when only the
-    relisting with ``lstat`` can tell (a symlink, a directory not walked before, an unreadable one)."""
+    full walk can tell (a symlink, a directory not walked before, an unreadable one): those are rare."""
     known: list[tuple[str, str, bool]] = []  # path, rel_path, unchanged
     stamps: dict[str, int] = {}
     for directory, prefix, depth in moved:
@@ -343,46 +345,6 @@ def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, mov
     return True
 
 
-def _relist(state: _ScopeState, real_root: str, scope: MemoryScope, moved: list[tuple[str, str, int]]) -> bool:
-    """List again only the directories whose mtime moved (a create, delete or rename in them):
-    their files are looked at, the other directories' are not. False when a full walk must decide."""
-    moved_dirs = {directory for directory, _, _ in moved}
-    notes: list[str] = []
-    dirs: dict[str, tuple[int, str, int]] = {}
-    walked_at = time.time_ns()
-    current: dict[str, tuple[_Stamp, MemoryEntry]] = {}
-    entries, _ = _walk(Path(real_root), real_root, scope, state.current, current, notes, dirs, moved, set(state.dirs) - moved_dirs)
-    if notes:
-        return False  # a relisted directory was cut by a limit: the full walk words the notes
-    # Everything that was listed in the moved directories goes; what the relisting found comes back.
-    inside = lambda path: path.rpartition(os.sep)[0] in moved_dirs  # noqa: E731
-    for path in [p for p in state.current if inside(p)]:
-        del state.current[path]
-    for path in [p for p in state.volatile if inside(p)]:
-        del state.volatile[path]
-    state.current.update(current)
-    cached = {id(e) for _, e in current.values()}
-    for entry in entries:
-        if id(entry) not in cached:
-            state.volatile[str(entry.path)] = _Found(str(entry.path), entry.rel_path, os.path.islink(entry.path))
-    kept = [e for e in state.entries if not inside(str(e.path))]
-    state.dirs.update(dirs)
-    state.walked_at = walked_at  # the relisted directories' mtimes were read now (the others matched)
-    before = [id(e) for e in state.entries]
-    if len(kept) != len(before) or entries:
-        entries.sort(key=lambda e: utf16_sort_key(e.rel_path))
-        merged = list(heapq.merge(kept, entries, key=lambda e: utf16_sort_key(e.rel_path))) if kept else entries
-        if [id(e) for e in merged] != before:
-            new_ids = {id(e) for e in entries}
-            old_inside = [e for e in state.entries if inside(str(e.path))]
-            old_ids = {id(e) for e in old_inside}
-            state.entries = tuple(merged)
-            _advance(state, tuple(e for e in entries if id(e) not in old_ids), tuple(e for e in old_inside if id(e) not in new_ids))
-            key = next(k for k, v in _states.items() if v is state)
-            _note_dirty(key, real_root, scope, state.current, 1)
-    return True
-
-
 def _advance(state: _ScopeState, added: tuple[MemoryEntry, ...], removed: tuple[MemoryEntry, ...], since: int | None = None) -> None:
     """A new generation of the listing, with the change from the previous one for recall. With
     ``since``, a generation made earlier in the same listing call (a relisting, then re-read files)
@@ -404,6 +366,14 @@ def _position(entries: tuple[MemoryEntry, ...], rel_path: str) -> int | None:
     wanted = utf16_sort_key(rel_path)
     at = bisect.bisect_left(entries, wanted, key=lambda e: utf16_sort_key(e.rel_path))
     return at if at < len(entries) and entries[at].rel_path == rel_path else None
+
+
+def _empty_listing() -> MemoryListing:
+    """A scope without a directory: no entries, with a version (so the other scope's delta still
+    reaches recall when the person has no user memories)."""
+    listing = MemoryListing()
+    listing.version = ("none",)
+    return listing
 
 
 def _listing(state: _ScopeState) -> MemoryListing:
@@ -428,14 +398,14 @@ def _note_dirty(key: tuple[str, str, str], real_root: str, scope: MemoryScope, c
     if _dirty[key] >= SAVE_AFTER_CHANGES or key not in _last_save or interval_due:
         _dirty[key] = 0
         _last_save[key] = time.monotonic()
-        _save_cache_file(real_root, scope, current)
+        save_cache_file(real_root, scope, current)
 
 
 def save_term_statistics() -> None:
     """Save every listed scope's cache file again: recall has tokenised its memories, and a new
     process should find the terms there instead of tokenising thousands of files."""
     for (_, real_root, scope_value), state in list(_states.items()):
-        _save_cache_file(real_root, MemoryScope(scope_value), state.current)
+        save_cache_file(real_root, MemoryScope(scope_value), state.current)
 
 
 def _walk(
@@ -446,15 +416,12 @@ def _walk(
     current: dict[str, tuple[_Stamp, MemoryEntry]],
     notes: list[str],
     dirs: dict[str, tuple[int, str, int]],
-    starts: list[tuple[str, str, int]] | None = None,
-    skip: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[list[MemoryEntry], bool]:
-    """The entries under ``root`` (or only in the ``starts`` directories, not descending into those
-    in ``skip``) and whether any was (re)read. One loop with the cache hit inline: at 50,000 files
+    """The entries under ``root`` and whether any was (re)read. One loop with the cache hit inline: at 50,000 files
     every call saved per file is a measurable part of a turn."""
     entries: list[MemoryEntry] = []
     changed = False
-    pending: list[tuple[str, str, int]] = list(starts) if starts is not None else [(str(root), "", 0)]
+    pending: list[tuple[str, str, int]] = [(str(root), "", 0)]
     get = previous.get
     while pending:
         directory, prefix, depth = pending.pop()
@@ -492,8 +459,6 @@ def _walk(
                     entries.append(_entry(real_root, scope, _Found(path, prefix + name, stat is not None)))
                     continue
             if _is_dir(item):
-                if item.path in skip:
-                    continue
                 if depth + 1 < MAX_SCAN_DEPTH:
                     pending.append((item.path, f"{prefix}{name}/", depth + 1))
                 else:
@@ -523,90 +488,6 @@ SAVE_INTERVAL_SECONDS = 60.0
 
 def _changed_count(previous: dict[str, tuple[_Stamp, MemoryEntry]], current: dict[str, tuple[_Stamp, MemoryEntry]]) -> int:
     return sum(1 for k, v in current.items() if previous.get(k) is not v) + sum(1 for k in previous if k not in current)
-_save_lock = threading.Lock()
-
-
-def cache_file(real_root: str, scope: MemoryScope) -> Path:
-    """One file per scope root, in the user's data directory (a team root is in the repository)."""
-    from app.paths import user_data_dir
-
-    digest = hashlib.sha256(real_root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return user_data_dir() / "cache" / "memory" / f"{scope.value}-{digest}.json"
-
-
-def _load_cache_file(real_root: str, scope: MemoryScope) -> dict[str, tuple[_Stamp, MemoryEntry]]:
-    try:
-        data = json.loads(cache_file(real_root, scope).read_text(encoding="utf-8"))
-        if data.get("version") != CACHE_VERSION or data.get("root") != real_root:
-            return {}
-        from app.context.memory.entry import DocTerms
-
-        loaded: dict[str, tuple[_Stamp, MemoryEntry]] = {}
-        for path, rel, stamp, mtime, size, pinned, problems, doc, terms in data["entries"]:
-            document = ParsedMemory(
-                type=memory_type(doc[0]), name=doc[1], title=doc[2], description=doc[3], body=doc[4],
-                fields=doc[5], frontmatter_text=doc[6], problems=tuple(doc[7]),
-            )
-            known = DocTerms((terms[0], terms[1], terms[2]), (terms[3], terms[4], terms[5])) if terms else None
-            entry = MemoryEntry(scope, Path(path), rel, document, mtime, size, tuple(problems), pinned, known)
-            loaded[path] = (tuple(stamp), entry)  # type: ignore[assignment]
-        return loaded
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}  # a missing or damaged cache only costs a full read
-
-
-def _save_cache_file(real_root: str, scope: MemoryScope, current: dict[str, tuple[_Stamp, MemoryEntry]]) -> None:
-    """Write the scope's cache file beside the turn, in a daemon thread: at 50,000 memories it is
-    tens of megabytes, and a turn must not wait for it. Saves of one scope are coalesced (the
-    newest listing wins) and each is atomic, so a reader sees the old file or the new one."""
-    target = cache_file(real_root, scope)
-    with _save_lock:
-        start = str(target) not in _pending_saves
-        _pending_saves[str(target)] = (real_root, dict(current))
-    if start:
-        threading.Thread(target=_save_loop, args=(target,), name="memory-cache-save", daemon=True).start()
-
-
-_pending_saves: dict[str, tuple[str, dict[str, tuple[_Stamp, MemoryEntry]]]] = {}
-
-
-def _save_loop(target: Path) -> None:
-    while True:
-        with _save_lock:
-            job = _pending_saves.get(str(target))
-            if job is None:
-                return
-            _pending_saves[str(target)] = None  # type: ignore[assignment]  # taken; a newer one may arrive
-        real_root, current = job
-        _write_cache(target, real_root, current)
-        with _save_lock:
-            if _pending_saves.get(str(target)) is None:
-                _pending_saves.pop(str(target), None)
-                return
-
-
-def _write_cache(target: Path, real_root: str, current: dict[str, tuple[_Stamp, MemoryEntry]]) -> None:
-    from app.fsutil import atomic_write_text
-
-    rows = []
-    for path, (stamp, e) in current.items():
-        d = e.document
-        fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
-        t = e.terms
-        terms = [*t.fields, *t.lengths] if t is not None else None  # type: ignore[attr-defined]
-        rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
-                     [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)],
-                     terms])
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
-        # orjson writes 45 MB in 0.18 s where json takes 0.8 s, and a save shares the interpreter
-        # with the turn; reading stays with json, which decodes these rows faster (bench/memory_scale.py).
-        import orjson
-
-        atomic_write_text(target, orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode("utf-8"), mode=0o600)
-    except (OSError, TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
-        pass  # the cache is an optimisation; listing never fails for it
 
 
 @atexit.register
@@ -618,14 +499,7 @@ def save_unsaved_edits() -> None:
         state = _states.get(key)
         if count and state is not None:
             _dirty[key] = 0
-            _write_cache(cache_file(key[1], MemoryScope(key[2])), key[1], dict(state.current))
-
-
-def wait_for_cache_saves(timeout: float = 10.0) -> None:
-    """Block until pending cache-file saves are written (benchmarks and tests)."""
-    end = time.monotonic() + timeout
-    while _pending_saves and time.monotonic() < end:
-        time.sleep(0.01)
+            write_cache(cache_file(key[1], MemoryScope(key[2])), key[1], dict(state.current))
 
 
 def _cached_entry(
