@@ -254,8 +254,10 @@ def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, mov
     (bisection into the sorted tuple), so a write in a directory of 12,500 memories costs its
     ``scandir``, not a pass over 50,000 entries. False, with nothing changed, when only the
     full walk can tell (a symlink, a directory not walked before, an unreadable one): those are rare."""
-    known: list[tuple[str, str, bool]] = []  # path, rel_path, unchanged
+    reread: list[tuple[str, str]] = []  # path, rel_path: new, or a new inode at a known name
+    present: dict[str, set[str]] = {}  # prefix -> the names listed now
     stamps: dict[str, int] = {}
+    current = state.current
     for directory, prefix, depth in moved:
         try:
             stamps[directory] = os.stat(directory).st_mtime_ns  # before listing, as in _walk
@@ -263,39 +265,43 @@ def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, mov
                 items = list(listing)
         except OSError:
             return False
+        names = present.setdefault(prefix, set())
         for item in items:
             name = item.name
             if name[0] == ".":
                 continue
-            if _is_symlink(item):
-                if name.endswith(".md"):
+            if name.endswith(".md"):
+                hit = current.get(item.path)
+                try:
+                    # The same inode at the same name, a regular file: the entry stands (d_ino and
+                    # d_type come with the listing, so the common case costs no system call).
+                    if hit is not None and item.inode() == hit[0][0] and item.is_file(follow_symlinks=False):
+                        names.add(name)
+                        continue
+                except OSError:
                     return False
-                continue
-            if _is_dir(item):
-                if item.path not in state.dirs:
+                if depth == 0 and name == INDEX_FILENAME:
+                    continue
+                if _is_symlink(item):
                     return False
-                continue
-            if not name.endswith(".md") or (depth == 0 and name == INDEX_FILENAME):
-                continue
-            hit = state.current.get(item.path)
-            try:
-                same = hit is not None and item.is_file(follow_symlinks=False) and item.inode() == hit[0][0]
-            except OSError:
+                if not _is_dir(item):
+                    names.add(name)
+                    reread.append((item.path, prefix + name))
+                    continue
+            if _is_dir(item) and item.path not in state.dirs:
                 return False
-            known.append((item.path, prefix + name, same))
     # What was listed in the moved directories (a contiguous run of the sorted entries per prefix).
-    listed: dict[str, int] = {}
+    removed_at: list[int] = []
     entries = state.entries
     for directory, prefix, _ in moved:
+        names = present[prefix]
         at = bisect.bisect_left(entries, utf16_sort_key(prefix), key=lambda e: utf16_sort_key(e.rel_path)) if prefix else 0
         while at < len(entries) and entries[at].rel_path.startswith(prefix):
-            rel = entries[at].rel_path
-            if "/" not in rel[len(prefix):]:
-                listed[rel] = at
+            name = entries[at].rel_path[len(prefix):]
+            if "/" not in name and name not in names:
+                removed_at.append(at)
             at += 1
-    present = {rel for _, rel, _ in known}
-    removed_at = [at for rel, at in listed.items() if rel not in present]
-    reread: list[tuple[str, str]] = [(path, rel) for path, rel, same in known if not same or rel not in listed]
+    gone = {entries[at].rel_path for at in removed_at}
     fresh: list[tuple[str, MemoryEntry, tuple[_Stamp, MemoryEntry] | None]] = []
     for path, rel in reread:
         try:
@@ -335,7 +341,7 @@ def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, mov
             updated.insert(at, entry)
         added.append(entry)
     for entry in removed:
-        if entry.rel_path not in present:  # the file is gone (a replaced one's path holds its new entry)
+        if entry.rel_path in gone:  # the file is gone (a replaced one's path holds its new entry)
             state.current.pop(str(entry.path), None)
             state.volatile.pop(str(entry.path), None)
     state.entries = tuple(updated)
