@@ -208,3 +208,22 @@ def test_a_write_relists_its_directory_without_an_lstat_per_file(store: MemorySt
     assert seen == ["m05.md"]  # the one name whose inode changed; the other 19 were not looked at
     assert "osprey" in next(e.description for e in listing if e.rel_path == "project/m05.md")
     assert len(listing) == 20
+
+
+def test_a_write_in_the_root_keeps_every_listed_memory_and_sees_its_own_files(store: MemoryStore) -> None:
+    # The root holds MEMORY.md (rewritten with every memory write) and may hold loose memories: its
+    # relisting must keep the type folders' entries and see a root-level file come and go.
+    root = store.paths.project_root
+    for index in range(5):
+        put(root, f"feedback/m{index:02}.md", memory_text(f"Note {index}", f"filler note number {index}", "feedback", "x"))
+    put(root, "loose.md", memory_text("Loose", "a loose project note about ospreys", "project", "y"))
+    _watched(store)
+    before = [e.rel_path for e in store.list(MemoryScope.PROJECT)]
+    atomic_write_text(root / "MEMORY.md", "- [Loose](loose.md) — a loose project note\n")
+    assert [e.rel_path for e in store.list(MemoryScope.PROJECT)] == before  # the index is not a memory
+    atomic_write_text(root / "another.md", memory_text("Another", "another loose note about herons", "project", "z"))
+    (root / "loose.md").unlink()
+    after = store.list(MemoryScope.PROJECT)
+    assert [e.rel_path for e in after] == sorted([*[r for r in before if r != "loose.md"], "another.md"])
+    assert [e.rel_path for e in plan_recall("herons", list_recall_candidates(store)).relevant] == ["another.md"]
+    assert plan_recall("ospreys", list_recall_candidates(store)).relevant == ()
