@@ -15,7 +15,9 @@ recalls nothing, and one strong match does not drag weak ones along.
 The inverted index is kept between turns and updated for the entries that
 changed (the listing hands back the same entry object for an unchanged file),
 so a question costs the postings of its own terms, not a pass over every
-memory: see bench/memory_scale.py for the figures at 50,000 memories.
+memory. A listing that carries its delta from the version the index holds (scan.ListingDelta)
+is applied as such; any other listing is compared entry by entry. See bench/memory_scale.py
+for the figures at 50,000 memories.
 """
 
 from __future__ import annotations
