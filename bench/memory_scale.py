@@ -13,7 +13,8 @@ file changed within the last second is always read again). Figures:
 - warm: listing plus recall on a later turn of the same process (median of 7), the figure
   the 150 ms target is about, with an ``lstat`` of every file (headless, no watcher) and with
   the scope watched (an interactive session: only reported paths are looked at);
-- one memory edited in place, and one written by atomic rename, then listing plus recall.
+- one memory edited in place, one written by atomic rename, one rewritten by atomic rename and
+  one removed, each followed by listing plus recall.
 
 Correctness is checked on the way: every file is listed (no cap), and a question
 about one generated memory recalls it first.
@@ -133,6 +134,20 @@ def main(argv: list[str]) -> int:
         plan = plan_recall("when does the kestrel queue drain?", scan_scope(root, MemoryScope.PROJECT))
         after_write = _ms(started)
         assert plan.relevant and plan.relevant[0].path == added
+        time.sleep(1.1)  # past the racy second, so the next figures are not a re-read of the new file
+        plan_recall(query, scan_scope(root, MemoryScope.PROJECT))
+
+        rewritten = root / "reference" / "memory-00003.md"  # an existing memory rewritten as the memory agents do
+        atomic_write_text(rewritten, "---\nname: osprey runbook\ndescription: the osprey runbook lives in the wiki\ntype: reference\n---\n")
+        started = time.perf_counter()
+        plan = plan_recall("where is the osprey runbook?", scan_scope(root, MemoryScope.PROJECT))
+        after_rewrite = _ms(started)
+        assert plan.relevant and plan.relevant[0].path == rewritten
+        added.unlink()
+        started = time.perf_counter()
+        plan = plan_recall("when does the kestrel queue drain?", scan_scope(root, MemoryScope.PROJECT))
+        after_remove = _ms(started)
+        assert all(e.path != added for e in plan.relevant)
         watch_scopes(False)
 
         print(f"cold listing (every file parsed):                 {cold:8.0f} ms")
@@ -143,6 +158,9 @@ def main(argv: list[str]) -> int:
         print(f"warm turn, watched scope (median of 7):           {statistics.median(watched_warm):8.0f} ms  (min {min(watched_warm):.0f}, max {max(watched_warm):.0f})")
         print(f"  after one memory edited in place:               {after_edit:8.0f} ms")
         print(f"  after one memory written (atomic rename):       {after_write:8.0f} ms")
+        print(f"  after one memory rewritten (atomic rename):     {after_rewrite:8.0f} ms")
+        print(f"  after one memory removed:                       {after_remove:8.0f} ms")
+        print(f"load average at the end {os.getloadavg()[0]:.2f}")
         wait_for_cache_saves(120)
     return 0
 

@@ -15,7 +15,9 @@ recalls nothing, and one strong match does not drag weak ones along.
 The inverted index is kept between turns and updated for the entries that
 changed (the listing hands back the same entry object for an unchanged file),
 so a question costs the postings of its own terms, not a pass over every
-memory: see bench/memory_scale.py for the figures at 50,000 memories.
+memory. A listing that carries its delta from the version the index holds (scan.ListingDelta)
+is applied as such; any other listing is compared entry by entry. See bench/memory_scale.py
+for the figures at 50,000 memories.
 """
 
 from __future__ import annotations
@@ -26,10 +28,14 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from app.context.memory.entry import DocTerms, MemoryEntry
 from app.context.memory.terms import document_terms
 from app.context.memory.textunits import utf16_sort_key
+
+if TYPE_CHECKING:
+    from app.context.memory.scan import ListingDelta
 
 # Field weights and length normalisation (title, description, body).
 WEIGHTS = (3.0, 2.0, 1.0)
@@ -91,6 +97,10 @@ class Bm25fIndex:
         version = getattr(entries, "version", ())
         if version and version == self._version:
             return
+        delta = getattr(entries, "delta", None)
+        if version and delta is not None and delta.before == self._version and self._apply(delta, len(entries)):
+            self._version = version
+            return
         wanted: dict[int, MemoryEntry] = {id(e): e for e in entries}
         if not (len(wanted) == len(self._docs) and all(k in self._docs for k in wanted)):
             for key in [k for k in self._docs if k not in wanted]:
@@ -110,6 +120,25 @@ class Bm25fIndex:
 
                 save_term_statistics()
         self._version = version
+
+    def _apply(self, delta: ListingDelta, count: int) -> bool:
+        """Apply a listing's change (entries removed, entries added) to the index synced to the
+        listing before it: the cost is the changed memories' terms, not a pass over every entry.
+        False (nothing changed) when the delta does not fit what the index holds."""
+        if any(id(e) not in self._docs or self._docs[id(e)][0] is not e for e in delta.removed):
+            return False
+        if any(id(e) in self._docs for e in delta.added):
+            return False
+        if len(self._docs) - len(delta.removed) + len(delta.added) != count:
+            return False
+        for entry in delta.removed:
+            self._remove(id(entry))
+        for entry in delta.added:
+            self._add(id(entry), entry)
+        if not self._rebase_if_drifted():
+            for entry in delta.added:
+                self._post(id(entry), self._docs[id(entry)][1])
+        return True
 
     def _add(self, key: int, entry: MemoryEntry) -> None:
         terms = doc_terms(entry)

@@ -9,16 +9,20 @@ rule: a stored credential must not travel into a prompt.
 from __future__ import annotations
 
 import asyncio
+import bisect
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from enum import StrEnum
+from itertools import compress
+from operator import attrgetter
 from typing import TYPE_CHECKING
 
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.paths import MemoryScope
 from app.context.memory.prompt import recall_reminder
+from app.context.memory.scan import ListingDelta, MemoryListing
 from app.context.memory.secrets import contains_secret
 from app.context.memory.selector import (
     RECALL_SELECTOR_TIMEOUT_SECONDS,
@@ -27,9 +31,9 @@ from app.context.memory.selector import (
     build_selector_request,
     parse_selection,
 )
-from app.context.memory.scan import MemoryListing
 from app.context.memory.store import MemoryStore
 from app.context.memory.selector import filter_active_tool_memories
+from app.context.memory.textunits import utf16_sort_key
 from app.core.llm.errors import LLMError
 from app.core.llm.provider import Provider
 from app.core.llm.side_query import side_query
@@ -91,7 +95,31 @@ def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
     # Same versions, same entries: recall then skips re-checking them (see ranking.Bm25fIndex.sync).
     versions = (getattr(project, "version", ()), getattr(user, "version", ()))
     entries.version = ("project+user", *versions) if all(versions) else ()
+    entries.delta = _combined_delta(entries.version, (project, user))
     return entries
+
+
+_last_combined: tuple[object, ...] = ()
+
+
+def _combined_delta(version: tuple[object, ...], parts: Sequence[Sequence[MemoryEntry]]) -> ListingDelta | None:
+    """The change from the last combined listing, when every scope's listing says how it changed
+    since then (or did not change): recall then applies it instead of comparing 50,000 entries."""
+    global _last_combined
+    before, _last_combined = _last_combined, version
+    if not version or len(before) != len(version) or before[0] != version[0]:
+        return None
+    added: list[MemoryEntry] = []
+    removed: list[MemoryEntry] = []
+    for part, old, new in zip(parts, before[1:], version[1:]):
+        if old == new:
+            continue
+        delta = getattr(part, "delta", None)
+        if delta is None or delta.before != old:
+            return None
+        added += delta.added
+        removed += delta.removed
+    return ListingDelta(before, tuple(added), tuple(removed))
 
 
 _usable: tuple[tuple[object, ...], MemoryListing] = ((), MemoryListing())
@@ -103,11 +131,53 @@ def _usable_entries(entries: Sequence[MemoryEntry]) -> MemoryListing:
     version = getattr(entries, "version", ())
     if version and _usable[0] == version:
         return _usable[1]
-    usable = MemoryListing(e for e in entries if e.document.type is not None)
+    delta = getattr(entries, "delta", None)
+    usable = None
+    if version and delta is not None and _usable[0] == delta.before:
+        usable = _patched(_usable[1], delta)
+    if usable is None:
+        # compress/attrgetter run in C: 50,000 entries in ~4 ms idle, against ~33 ms for a
+        # comprehension calling the entry's property (bench/memory_scale.py's corpus).
+        usable = MemoryListing(compress(entries, map(_TYPE_OF, entries)))
     if version:
         usable.version = ("usable", *version)
+        if delta is not None:
+            usable.delta = ListingDelta(
+                ("usable", *delta.before),
+                tuple(e for e in delta.added if e.usable),
+                tuple(e for e in delta.removed if e.usable),
+            )
         _usable = (version, usable)
     return usable
+
+
+_TYPE_OF = attrgetter("document.type")
+# Listings are sorted by scope (project, then user, as list_recall_candidates joins them), then path.
+_SCOPE_RANK = {MemoryScope.PROJECT: 0, MemoryScope.USER: 1, MemoryScope.TEAM: 2}
+
+
+def _listing_key(entry: MemoryEntry) -> tuple[int, bytes]:
+    return _SCOPE_RANK.get(entry.scope, 3), utf16_sort_key(entry.rel_path)
+
+
+def _patched(previous: Sequence[MemoryEntry], delta: ListingDelta) -> MemoryListing | None:
+    """The usable entries of the previous listing with the change applied (bisection into the
+    sorted list: the cost is the change's, not a pass over 50,000 entries); None when an entry is
+    not where the order says it must be (then the caller filters the whole listing)."""
+    updated = list(previous)
+    for entry in delta.removed:
+        if entry.usable:
+            at = bisect.bisect_left(updated, _listing_key(entry), key=_listing_key)
+            if at >= len(updated) or updated[at] is not entry:
+                return None
+            del updated[at]
+    for entry in delta.added:
+        if entry.usable:
+            at = bisect.bisect_left(updated, _listing_key(entry), key=_listing_key)
+            if at < len(updated) and _listing_key(updated[at]) == _listing_key(entry):
+                return None  # two entries for one file: the delta does not fit
+            updated.insert(at, entry)
+    return MemoryListing(updated)
 
 
 def plan_recall(

@@ -22,35 +22,38 @@ every file is listed, and a directory past MAX_SCAN_DEPTH is named in
 from __future__ import annotations
 
 import atexit
-import hashlib
-import heapq
-import json
+import bisect
 import os
-import threading
 import time
 from dataclasses import dataclass
-from stat import S_ISDIR, S_ISLNK
 from pathlib import Path
+from stat import S_ISDIR, S_ISLNK
 
 from app.context.memory.document import ParsedMemory, parse_memory_text
 from app.context.memory.entry import MemoryEntry
-from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope, memory_type
+from app.context.memory.paths import AUTO_MEMORY_TYPES, MemoryScope
 from app.context.memory.paths import INDEX_FILENAME, PINNED_DIRNAME, is_auto_mem_path
 from app.context.memory.paths import read_capped
 from app.context.memory.paths import has_control_characters
+from app.context.memory.scan_cache import Stamp as _Stamp
+from app.context.memory.scan_cache import (  # cache_file and wait_for_cache_saves: also this module's API
+    cache_file,
+    load_cache_file,
+    save_cache_file,
+    wait_for_cache_saves,  # noqa: F401
+    write_cache,
+)
 from app.context.memory.textunits import utf16_sort_key
 from app.context.memory.watch import ScopeWatcher
 
 # Type directories sit one level down; a little more leaves room for the
 # pinned directory and hand-made grouping without walking a whole tree.
 MAX_SCAN_DEPTH = 4
-CACHE_VERSION = 3  # 2: rows carry the memory's search terms; 3: parsed by app/context/frontmatter.py
 # A file changed this recently when it was read is read again next time.
 RACY_NS = 1_000_000_000
 # Parsed entries are kept for this many scope roots (the project's, the person's, team memory...).
 MAX_CACHED_ROOTS = 8
 
-_Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 
 
 @dataclass(frozen=True)
@@ -61,11 +64,24 @@ class _Found:
     stamp: _Stamp | None = None
 
 
+@dataclass(frozen=True)
+class ListingDelta:
+    """What changed from the listing with version ``before`` to this one: entry objects that left it
+    and ones that joined it (a changed file is both: its old entry removed, its new one added)."""
+
+    before: tuple[object, ...]
+    added: tuple[MemoryEntry, ...]
+    removed: tuple[MemoryEntry, ...]
+
+
 class MemoryListing(list[MemoryEntry]):
     """A listing's entries. ``version`` is the same for two listings only when they hold the same
-    entry objects in the same order, so recall can skip re-checking 50,000 entries."""
+    entry objects in the same order, so recall can skip re-checking 50,000 entries; ``delta``, when
+    known, says how it differs from the listing of version ``delta.before``, so recall can apply
+    the change instead of comparing every entry."""
 
     version: tuple[object, ...] = ()
+    delta: ListingDelta | None = None
 
 
 @dataclass
@@ -78,6 +94,7 @@ class _ScopeState:
     generation: int
     watcher: ScopeWatcher | None = None
     trusted: bool = False  # a full walk ran after the watcher was ready
+    delta: ListingDelta | None = None  # how ``generation`` differs from the one before it (watched updates)
 
 
 _states: dict[tuple[str, str, str], _ScopeState] = {}
@@ -101,7 +118,7 @@ def watch_scopes(enabled: bool = True) -> None:
 def scan_scope(root: Path, scope: MemoryScope) -> MemoryListing:
     """Every ``.md`` memory file under ``root``, sorted by relative path (code-unit order)."""
     if not root.is_dir():
-        return MemoryListing()
+        return _empty_listing()
     real_root = os.path.realpath(root)
     key = (str(root), real_root, scope.value)
     state = _states.get(key)
@@ -115,7 +132,7 @@ def scan_scope(root: Path, scope: MemoryScope) -> MemoryListing:
 
 
 def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, str, str], state: _ScopeState | None) -> MemoryListing:
-    previous = state.current if state is not None else _load_cache_file(real_root, scope)
+    previous = state.current if state is not None else load_cache_file(real_root, scope)
     current: dict[str, tuple[_Stamp, MemoryEntry]] = {}
     notes: list[str] = []
     dirs: dict[str, tuple[int, str, int]] = {}
@@ -154,6 +171,7 @@ def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, s
 def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set[str]) -> MemoryListing | None:
     """The listing from the watcher's report and the directories whose mtime moved; None when only
     a full walk can tell (a directory went away, or a relisted one was cut by a limit)."""
+    since = state.generation
     moved: list[tuple[str, str, int]] = []
     for directory, (mtime, prefix, depth) in state.dirs.items():
         try:
@@ -163,15 +181,15 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
         # A directory changed within a clock tick of the walk may have changed again unseen.
         if now != mtime or mtime >= state.walked_at - RACY_NS:
             moved.append((directory, prefix, depth))
-    if moved and not _relist(state, real_root, scope, moved):
+    if moved and not _relist_by_inode(state, real_root, scope, moved):
         return None
     if len(state.volatile) > MAX_VOLATILE:
         return None  # e.g. thousands of files written a moment ago: a walk is as cheap
     touched = [path for path in changed if path in state.current] + list(state.volatile)
     if not touched:
         return _listing(state)
-    by_path = {str(e.path): e for e in state.entries} if state.volatile else {}
     replaced: dict[int, MemoryEntry] = {}
+    positions: dict[int, int] = {}
     for path in touched:
         hit = state.current.get(path)
         found = state.volatile.get(path)
@@ -189,9 +207,10 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
             del state.current[path]
             old = hit[1]
         elif found is not None:
-            old = by_path.get(path)
-            if old is None:
+            at = _position(state.entries, found.rel_path)
+            if at is None:
                 return None
+            old = state.entries[at]
             if not found.is_symlink:
                 try:
                     stat = os.lstat(path)
@@ -208,54 +227,165 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
         else:
             state.volatile[path] = _Found(path, found.rel_path, found.is_symlink)
         replaced[id(old)] = entry
+        at = _position(state.entries, old.rel_path)
+        if at is None or state.entries[at] is not old:
+            return None
+        positions[at] = id(old)
     if replaced:
-        state.entries = tuple(replaced.get(id(e), e) for e in state.entries)
-        state.generation = next(_generations)
+        # A few entries replaced in place (found by bisection, the entries are sorted): no pass
+        # over 50,000 entries, and recall is handed the change (see ListingDelta).
+        entries = list(state.entries)
+        for at, old_id in positions.items():
+            entries[at] = replaced[old_id]
+        removed = tuple(state.entries[at] for at in positions)
+        state.entries = tuple(entries)
+        _advance(state, tuple(replaced.values()), removed, since)
         key = next(k for k, v in _states.items() if v is state)
         _note_dirty(key, real_root, scope, state.current, len(replaced))
     return _listing(state)
 
 
-def _relist(state: _ScopeState, real_root: str, scope: MemoryScope, moved: list[tuple[str, str, int]]) -> bool:
-    """List again only the directories whose mtime moved (a create, delete or rename in them):
-    their files are looked at, the other directories' are not. False when a full walk must decide."""
-    moved_dirs = {directory for directory, _, _ in moved}
-    notes: list[str] = []
-    dirs: dict[str, tuple[int, str, int]] = {}
+def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, moved: list[tuple[str, str, int]]) -> bool:
+    """List the moved directories again without an ``lstat`` per file: a directory's mtime moves on
+    a create, a delete or a rename in it, and each of those changes a name or the inode a name
+    points to (an atomic write renames a new file, with a new inode, over the old), which
+    ``scandir`` reports for free. An edit in place keeps the inode and does not move the directory:
+    the watcher reports it, as it does in every other directory. The entries are changed in place
+    (bisection into the sorted tuple), so a write in a directory of 12,500 memories costs its
+    ``scandir``, not a pass over 50,000 entries. False, with nothing changed, when only the
+    full walk can tell (a symlink, a directory not walked before, an unreadable one): those are rare."""
+    reread: list[tuple[str, str]] = []  # path, rel_path: new, or a new inode at a known name
+    present: dict[str, set[str]] = {}  # prefix -> the names listed now
+    stamps: dict[str, int] = {}
+    current = state.current
+    for directory, prefix, depth in moved:
+        try:
+            stamps[directory] = os.stat(directory).st_mtime_ns  # before listing, as in _walk
+            with os.scandir(directory) as listing:
+                items = list(listing)
+        except OSError:
+            return False
+        names = present.setdefault(prefix, set())
+        for item in items:
+            name = item.name
+            if name[0] == ".":
+                continue
+            if name.endswith(".md"):
+                hit = current.get(item.path)
+                try:
+                    # The same inode at the same name, a regular file: the entry stands (d_ino and
+                    # d_type come with the listing, so the common case costs no system call).
+                    if hit is not None and item.inode() == hit[0][0] and item.is_file(follow_symlinks=False):
+                        names.add(name)
+                        continue
+                except OSError:
+                    return False
+                if depth == 0 and name == INDEX_FILENAME:
+                    continue
+                if _is_symlink(item):
+                    return False
+                if not _is_dir(item):
+                    names.add(name)
+                    reread.append((item.path, prefix + name))
+                    continue
+            if _is_dir(item) and item.path not in state.dirs:
+                return False
+    # What was listed in the moved directories (a contiguous run of the sorted entries per prefix).
+    removed_at: list[int] = []
+    entries = state.entries
+    for directory, prefix, _ in moved:
+        names = present[prefix]
+        at = bisect.bisect_left(entries, utf16_sort_key(prefix), key=lambda e: utf16_sort_key(e.rel_path)) if prefix else 0
+        while at < len(entries) and entries[at].rel_path.startswith(prefix):
+            name = entries[at].rel_path[len(prefix):]
+            if "/" not in name and name not in names:
+                removed_at.append(at)
+            at += 1
+    gone = {entries[at].rel_path for at in removed_at}
+    fresh: list[tuple[str, MemoryEntry, tuple[_Stamp, MemoryEntry] | None]] = []
+    for path, rel in reread:
+        try:
+            stat = os.lstat(path)
+        except OSError:
+            return False
+        if S_ISLNK(stat.st_mode) or S_ISDIR(stat.st_mode):
+            return False
+        cacheable: dict[str, tuple[_Stamp, MemoryEntry]] = {}  # left empty when the file was read while racy
+        entry = _cached_entry({}, cacheable, real_root, scope, _Found(path, rel, False, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)))
+        fresh.append((rel, entry, cacheable.get(path)))
+    # Nothing above changed the state: from here on it is updated, and cannot fail.
     walked_at = time.time_ns()
-    current: dict[str, tuple[_Stamp, MemoryEntry]] = {}
-    entries, _ = _walk(Path(real_root), real_root, scope, state.current, current, notes, dirs, moved, set(state.dirs) - moved_dirs)
-    if notes:
-        return False  # a relisted directory was cut by a limit: the full walk words the notes
-    # Everything that was listed in the moved directories goes; what the relisting found comes back.
-    inside = lambda path: path.rpartition(os.sep)[0] in moved_dirs  # noqa: E731
-    for path in [p for p in state.current if inside(p)]:
-        del state.current[path]
-    for path in [p for p in state.volatile if inside(p)]:
-        del state.volatile[path]
-    state.current.update(current)
-    cached = {id(e) for _, e in current.values()}
-    for entry in entries:
-        if id(entry) not in cached:
-            state.volatile[str(entry.path)] = _Found(str(entry.path), entry.rel_path, os.path.islink(entry.path))
-    kept = [e for e in state.entries if not inside(str(e.path))]
-    state.dirs.update(dirs)
-    state.walked_at = walked_at  # the relisted directories' mtimes were read now (the others matched)
-    before = [id(e) for e in state.entries]
-    if len(kept) != len(before) or entries:
-        entries.sort(key=lambda e: utf16_sort_key(e.rel_path))
-        merged = list(heapq.merge(kept, entries, key=lambda e: utf16_sort_key(e.rel_path))) if kept else entries
-        if [id(e) for e in merged] != before:
-            state.entries = tuple(merged)
-            state.generation = next(_generations)
-            key = next(k for k, v in _states.items() if v is state)
-            _note_dirty(key, real_root, scope, state.current, 1)
+    for directory, prefix, depth in moved:
+        state.dirs[directory] = (stamps[directory], prefix, depth)
+    state.walked_at = walked_at
+    if not removed_at and not fresh:
+        return True
+    updated = list(entries)
+    removed = [entries[at] for at in removed_at]
+    for at in sorted(removed_at, reverse=True):
+        del updated[at]
+    added: list[MemoryEntry] = []
+    for rel, entry, cached in fresh:
+        path = str(entry.path)
+        state.current.pop(path, None)
+        state.volatile.pop(path, None)
+        if cached is not None:
+            state.current[path] = cached
+        else:
+            state.volatile[path] = _Found(path, rel, False)
+        at = bisect.bisect_left(updated, utf16_sort_key(rel), key=lambda e: utf16_sort_key(e.rel_path))
+        if at < len(updated) and updated[at].rel_path == rel:
+            removed.append(updated[at])
+            updated[at] = entry
+        else:
+            updated.insert(at, entry)
+        added.append(entry)
+    for entry in removed:
+        if entry.rel_path in gone:  # the file is gone (a replaced one's path holds its new entry)
+            state.current.pop(str(entry.path), None)
+            state.volatile.pop(str(entry.path), None)
+    state.entries = tuple(updated)
+    _advance(state, tuple(added), tuple(removed))
+    key = next(k for k, v in _states.items() if v is state)
+    _note_dirty(key, real_root, scope, state.current, len(added) + len(removed))
     return True
+
+
+def _advance(state: _ScopeState, added: tuple[MemoryEntry, ...], removed: tuple[MemoryEntry, ...], since: int | None = None) -> None:
+    """A new generation of the listing, with the change from the previous one for recall. With
+    ``since``, a generation made earlier in the same listing call (a relisting, then re-read files)
+    is folded in, so the delta reaches back to the generation recall last saw."""
+    before = state.generation
+    state.generation = next(_generations)
+    earlier = state.delta
+    if since is not None and before != since and earlier is not None and earlier.before == (since,):
+        gone = {id(e) for e in removed}
+        joined = {id(e) for e in earlier.added}
+        added = tuple(e for e in earlier.added if id(e) not in gone) + added
+        removed = earlier.removed + tuple(e for e in removed if id(e) not in joined)
+        before = since
+    state.delta = ListingDelta((before,), added, removed)
+
+
+def _position(entries: tuple[MemoryEntry, ...], rel_path: str) -> int | None:
+    """Where the entry for ``rel_path`` is in the sorted entries (None: not listed)."""
+    wanted = utf16_sort_key(rel_path)
+    at = bisect.bisect_left(entries, wanted, key=lambda e: utf16_sort_key(e.rel_path))
+    return at if at < len(entries) and entries[at].rel_path == rel_path else None
+
+
+def _empty_listing() -> MemoryListing:
+    """A scope without a directory: no entries, with a version (so the other scope's delta still
+    reaches recall when the person has no user memories)."""
+    listing = MemoryListing()
+    listing.version = ("none",)
+    return listing
 
 
 def _listing(state: _ScopeState) -> MemoryListing:
     listing = MemoryListing(state.entries)
     listing.version = (state.generation,)
+    listing.delta = state.delta
     return listing
 
 
@@ -274,14 +404,14 @@ def _note_dirty(key: tuple[str, str, str], real_root: str, scope: MemoryScope, c
     if _dirty[key] >= SAVE_AFTER_CHANGES or key not in _last_save or interval_due:
         _dirty[key] = 0
         _last_save[key] = time.monotonic()
-        _save_cache_file(real_root, scope, current)
+        save_cache_file(real_root, scope, current)
 
 
 def save_term_statistics() -> None:
     """Save every listed scope's cache file again: recall has tokenised its memories, and a new
     process should find the terms there instead of tokenising thousands of files."""
     for (_, real_root, scope_value), state in list(_states.items()):
-        _save_cache_file(real_root, MemoryScope(scope_value), state.current)
+        save_cache_file(real_root, MemoryScope(scope_value), state.current)
 
 
 def _walk(
@@ -292,15 +422,12 @@ def _walk(
     current: dict[str, tuple[_Stamp, MemoryEntry]],
     notes: list[str],
     dirs: dict[str, tuple[int, str, int]],
-    starts: list[tuple[str, str, int]] | None = None,
-    skip: set[str] | frozenset[str] = frozenset(),
 ) -> tuple[list[MemoryEntry], bool]:
-    """The entries under ``root`` (or only in the ``starts`` directories, not descending into those
-    in ``skip``) and whether any was (re)read. One loop with the cache hit inline: at 50,000 files
+    """The entries under ``root`` and whether any was (re)read. One loop with the cache hit inline: at 50,000 files
     every call saved per file is a measurable part of a turn."""
     entries: list[MemoryEntry] = []
     changed = False
-    pending: list[tuple[str, str, int]] = list(starts) if starts is not None else [(str(root), "", 0)]
+    pending: list[tuple[str, str, int]] = [(str(root), "", 0)]
     get = previous.get
     while pending:
         directory, prefix, depth = pending.pop()
@@ -338,8 +465,6 @@ def _walk(
                     entries.append(_entry(real_root, scope, _Found(path, prefix + name, stat is not None)))
                     continue
             if _is_dir(item):
-                if item.path in skip:
-                    continue
                 if depth + 1 < MAX_SCAN_DEPTH:
                     pending.append((item.path, f"{prefix}{name}/", depth + 1))
                 else:
@@ -369,90 +494,6 @@ SAVE_INTERVAL_SECONDS = 60.0
 
 def _changed_count(previous: dict[str, tuple[_Stamp, MemoryEntry]], current: dict[str, tuple[_Stamp, MemoryEntry]]) -> int:
     return sum(1 for k, v in current.items() if previous.get(k) is not v) + sum(1 for k in previous if k not in current)
-_save_lock = threading.Lock()
-
-
-def cache_file(real_root: str, scope: MemoryScope) -> Path:
-    """One file per scope root, in the user's data directory (a team root is in the repository)."""
-    from app.paths import user_data_dir
-
-    digest = hashlib.sha256(real_root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return user_data_dir() / "cache" / "memory" / f"{scope.value}-{digest}.json"
-
-
-def _load_cache_file(real_root: str, scope: MemoryScope) -> dict[str, tuple[_Stamp, MemoryEntry]]:
-    try:
-        data = json.loads(cache_file(real_root, scope).read_text(encoding="utf-8"))
-        if data.get("version") != CACHE_VERSION or data.get("root") != real_root:
-            return {}
-        from app.context.memory.entry import DocTerms
-
-        loaded: dict[str, tuple[_Stamp, MemoryEntry]] = {}
-        for path, rel, stamp, mtime, size, pinned, problems, doc, terms in data["entries"]:
-            document = ParsedMemory(
-                type=memory_type(doc[0]), name=doc[1], title=doc[2], description=doc[3], body=doc[4],
-                fields=doc[5], frontmatter_text=doc[6], problems=tuple(doc[7]),
-            )
-            known = DocTerms((terms[0], terms[1], terms[2]), (terms[3], terms[4], terms[5])) if terms else None
-            entry = MemoryEntry(scope, Path(path), rel, document, mtime, size, tuple(problems), pinned, known)
-            loaded[path] = (tuple(stamp), entry)  # type: ignore[assignment]
-        return loaded
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}  # a missing or damaged cache only costs a full read
-
-
-def _save_cache_file(real_root: str, scope: MemoryScope, current: dict[str, tuple[_Stamp, MemoryEntry]]) -> None:
-    """Write the scope's cache file beside the turn, in a daemon thread: at 50,000 memories it is
-    tens of megabytes, and a turn must not wait for it. Saves of one scope are coalesced (the
-    newest listing wins) and each is atomic, so a reader sees the old file or the new one."""
-    target = cache_file(real_root, scope)
-    with _save_lock:
-        start = str(target) not in _pending_saves
-        _pending_saves[str(target)] = (real_root, dict(current))
-    if start:
-        threading.Thread(target=_save_loop, args=(target,), name="memory-cache-save", daemon=True).start()
-
-
-_pending_saves: dict[str, tuple[str, dict[str, tuple[_Stamp, MemoryEntry]]]] = {}
-
-
-def _save_loop(target: Path) -> None:
-    while True:
-        with _save_lock:
-            job = _pending_saves.get(str(target))
-            if job is None:
-                return
-            _pending_saves[str(target)] = None  # type: ignore[assignment]  # taken; a newer one may arrive
-        real_root, current = job
-        _write_cache(target, real_root, current)
-        with _save_lock:
-            if _pending_saves.get(str(target)) is None:
-                _pending_saves.pop(str(target), None)
-                return
-
-
-def _write_cache(target: Path, real_root: str, current: dict[str, tuple[_Stamp, MemoryEntry]]) -> None:
-    from app.fsutil import atomic_write_text
-
-    rows = []
-    for path, (stamp, e) in current.items():
-        d = e.document
-        fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
-        t = e.terms
-        terms = [*t.fields, *t.lengths] if t is not None else None  # type: ignore[attr-defined]
-        rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
-                     [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)],
-                     terms])
-    try:
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
-        # orjson writes 45 MB in 0.18 s where json takes 0.8 s, and a save shares the interpreter
-        # with the turn; reading stays with json, which decodes these rows faster (bench/memory_scale.py).
-        import orjson
-
-        atomic_write_text(target, orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode("utf-8"), mode=0o600)
-    except (OSError, TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
-        pass  # the cache is an optimisation; listing never fails for it
 
 
 @atexit.register
@@ -464,14 +505,7 @@ def save_unsaved_edits() -> None:
         state = _states.get(key)
         if count and state is not None:
             _dirty[key] = 0
-            _write_cache(cache_file(key[1], MemoryScope(key[2])), key[1], dict(state.current))
-
-
-def wait_for_cache_saves(timeout: float = 10.0) -> None:
-    """Block until pending cache-file saves are written (benchmarks and tests)."""
-    end = time.monotonic() + timeout
-    while _pending_saves and time.monotonic() < end:
-        time.sleep(0.01)
+            write_cache(cache_file(key[1], MemoryScope(key[2])), key[1], dict(state.current))
 
 
 def _cached_entry(
