@@ -194,13 +194,9 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
         hit = state.current.get(path)
         found = state.volatile.get(path)
         if hit is not None:
-            try:
-                stat = os.lstat(path)
-            except OSError:
+            stamp = _plain_file_stamp(path)
+            if stamp is None:
                 return None
-            if S_ISLNK(stat.st_mode) or S_ISDIR(stat.st_mode):
-                return None
-            stamp = (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
             if stamp == hit[0]:
                 continue
             found = _Found(path, hit[1].rel_path, False, stamp)
@@ -212,13 +208,10 @@ def _update(state: _ScopeState, real_root: str, scope: MemoryScope, changed: set
                 return None
             old = state.entries[at]
             if not found.is_symlink:
-                try:
-                    stat = os.lstat(path)
-                except OSError:
+                stamp = _plain_file_stamp(path)
+                if stamp is None:
                     return None
-                if S_ISLNK(stat.st_mode) or S_ISDIR(stat.st_mode):
-                    return None
-                found = _Found(path, found.rel_path, False, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns))
+                found = _Found(path, found.rel_path, False, stamp)
         else:
             continue
         entry = _cached_entry({}, state.current, real_root, scope, found)
@@ -365,6 +358,17 @@ def _advance(state: _ScopeState, added: tuple[MemoryEntry, ...], removed: tuple[
         removed = earlier.removed + tuple(e for e in removed if id(e) not in joined)
         before = since
     state.delta = ListingDelta((before,), added, removed)
+
+
+def _plain_file_stamp(path: str) -> _Stamp | None:
+    """The file's stamp, or None when it is gone, a symlink or a directory (the caller then walks the scope)."""
+    try:
+        stat = os.lstat(path)
+    except OSError:
+        return None
+    if S_ISLNK(stat.st_mode) or S_ISDIR(stat.st_mode):
+        return None
+    return (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)
 
 
 def _position(entries: tuple[MemoryEntry, ...], rel_path: str) -> int | None:
