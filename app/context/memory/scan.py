@@ -297,14 +297,11 @@ def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, mov
     gone = {entries[at].rel_path for at in removed_at}
     fresh: list[tuple[str, MemoryEntry, tuple[_Stamp, MemoryEntry] | None]] = []
     for path, rel in reread:
-        try:
-            stat = os.lstat(path)
-        except OSError:
-            return False
-        if S_ISLNK(stat.st_mode) or S_ISDIR(stat.st_mode):
+        stamp = _plain_file_stamp(path)
+        if stamp is None:
             return False
         cacheable: dict[str, tuple[_Stamp, MemoryEntry]] = {}  # left empty when the file was read while racy
-        entry = _cached_entry({}, cacheable, real_root, scope, _Found(path, rel, False, (stat.st_ino, stat.st_size, stat.st_mtime_ns, stat.st_ctime_ns)))
+        entry = _cached_entry({}, cacheable, real_root, scope, _Found(path, rel, False, stamp))
         fresh.append((rel, entry, cacheable.get(path)))
     # Nothing above changed the state: from here on it is updated, and cannot fail.
     walked_at = time.time_ns()

@@ -10,15 +10,7 @@ from app.context.instructions import reading
 from app.context.instructions.code_regions import code_spans, find_code_regions, may_be_code_at
 from app.context.instructions.fscache import FsCache
 from app.context.instructions.imports import ImportMatch, find_imports, process_imports, validate_import_path
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.unit.context.instructions.support import write
 
 
 @pytest.fixture

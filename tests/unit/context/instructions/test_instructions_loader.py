@@ -10,15 +10,7 @@ import pytest
 from app.context.instructions import reading
 from app.context.instructions.loader import FileStatus, InstructionSet, load_instructions
 from app.context.instructions.memory_types import MemoryType
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.unit.context.instructions.support import write
 
 
 class Tree:

@@ -8,15 +8,7 @@ import pytest
 
 from app.context.frontmatter import FrontmatterError, read_frontmatter
 from app.context.instructions.rules import load_rules
-
-
-def write(path: Path, text: str | bytes) -> Path:
-    path.parent.mkdir(parents=True, exist_ok=True)
-    if isinstance(text, bytes):
-        path.write_bytes(text)
-    else:
-        path.write_text(text, encoding="utf-8")
-    return path
+from tests.unit.context.instructions.support import write
 
 
 @pytest.fixture
