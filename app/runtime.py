@@ -34,11 +34,9 @@ from app.core.llm.provider import Provider
 from app.core.tools.permission_rules import escape_pattern, parse_rule
 from app.core.llm.models import context_window_for, output_token_limit, takes_images
 from app.core.llm.retry import RetryPolicy
-from app.core.session.listing import find_session, latest_session
 from app.core.session.auto_title import AutoTitler
 from app.core.session.recorder import SessionRecorder
 from app.core.status import StatusRelay
-from app.core.session.resume import load_session
 from app.core.tools.base import ToolContext
 from app.core.tools.permissions import ApprovalMode, PermissionPolicy
 from app.core.tools.registry import ToolRegistry, builtin_registry
@@ -213,14 +211,16 @@ class OpenedSession:
 def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) -> OpenedSession:
     branch = git_branch(paths.project_root)
     summary = None
-    if resume:
-        summary = find_session(paths.chats_dir, resume)
-    elif continue_latest:
-        summary = latest_session(paths.chats_dir)
+    if resume or continue_latest:  # the listing and the resume reader load only to reopen a session
+        from app.core.session.listing import find_session, latest_session
+
+        summary = find_session(paths.chats_dir, resume) if resume else latest_session(paths.chats_dir)
     if summary is None:
         warnings = ["No earlier session in this project to continue; starting a new one."] if continue_latest else []
         recorder = SessionRecorder(paths.chats_dir, cwd=paths.cwd, version=__version__, git_branch=branch)
         return OpenedSession(recorder, warnings=warnings)
+    from app.core.session.resume import load_session
+
     loaded = load_session(summary.path)
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
     recorder.adopt(title=loaded.title, title_source=loaded.title_source, large_results=loaded.large_results)

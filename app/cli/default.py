@@ -70,15 +70,20 @@ def _headless(args: argparse.Namespace, settings, paths, stdin_text: str) -> int
     if not prompt:
         print("agentctx-tui: the prompt is empty (give -p \"...\" or pipe text on stdin)", file=sys.stderr)
         return EXIT_USAGE
-    from app.core.session.listing import SessionNotFound
     from app.runtime import NO_ENDPOINT_MESSAGE, build_runtime
 
     if not settings.has_endpoint:
         print(f"agentctx-tui: {NO_ENDPOINT_MESSAGE}", file=sys.stderr)
         return EXIT_USAGE
+    # The session listing is read only to reopen a session: a new session's turn never imports it.
+    not_found: tuple[type[Exception], ...] = ()
+    if args.resume or args.continue_latest:
+        from app.core.session.listing import SessionNotFound
+
+        not_found = (SessionNotFound,)
     try:
         runtime = build_runtime(settings, paths, resume=args.resume, continue_latest=args.continue_latest, interactive=False)
-    except SessionNotFound as exc:
+    except not_found as exc:
         print(f"agentctx-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
     from app.cli.headless import run as run_turn

@@ -14,9 +14,9 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.config import Settings
-from app.context.compaction.compose import live_tail_start
 from app.context.compaction.pairing import repair_tool_pairs
 from app.context.compaction.fit import does_not_fit
 from app.context.compaction.pruning import prune_view
@@ -26,11 +26,8 @@ from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
 from app.context.prompt.git_changes import changes_git
-from app.context.prompt.git_snapshot import git_snapshot
 from app.context.prompt.prelude import prelude_messages, prelude_text
 from app.context.prompt.suffix import SEPARATOR
-from app.context.memory.manager import MemoryManager
-from app.context.skills.manager import SkillManager
 from app.context.report import ContextReport, Row, build_report, save_report
 from app.context.engine_turns import TurnLedger
 from app.context.view_edits import ViewEdits
@@ -40,6 +37,10 @@ from app.core.llm.models import output_tokens_for
 from app.core.protocols import TurnObserver
 from app.core.tokens import Calibration, TokenCounter
 from app.paths import Paths
+
+if TYPE_CHECKING:
+    from app.context.memory.manager import MemoryManager
+    from app.context.skills.manager import SkillManager
 
 
 _SECTION_KINDS = {
@@ -168,6 +169,8 @@ class ContextAssembler(TurnObserver):
         """A credential in a commit subject or a file name is masked; the person is told once where it was."""
         if self._git is None:
             return []
+        from app.context.prompt.git_snapshot import git_snapshot  # the fence and the secret scanner: only with git
+
         labels = dict.fromkeys(git_snapshot(self._git).secrets)
         return [f"git output (commit subjects, status) in {self._git.root} holds what looks like a credential ({label}); it is masked in the prompt" for label in labels]
 
@@ -259,6 +262,8 @@ class ContextAssembler(TurnObserver):
         ledger = self.ledger
         if ledger is None or ledger.turn_start is None or ledger.turn_start >= len(old):
             return
+        from app.context.compaction.compose import live_tail_start  # only after a compaction
+
         live = old[ledger.turn_start]
         position = next((i for i, m in enumerate(new) if m is live), None)
         ledger.turn_start = position if position is not None else min(live_tail_start(new), len(new))

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, replace
+from functools import cache
 
 from app.core.history import Message
 
@@ -22,7 +23,19 @@ SOFT_TRIM_HEAD = 1_500
 SOFT_TRIM_TAIL = 1_500
 PLACEHOLDER = "[Old tool result content cleared]"
 IMAGE_CHARS = 8_000
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
+_CJK_CLASS = r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]"
+
+
+@cache
+def _cjk() -> re.Pattern[str]:
+    # Compiled on first use: a class of wide Unicode ranges takes about 3 ms to compile, and
+    # most turns never prune or estimate a summary.
+    return re.compile(_CJK_CLASS)
+
+
+def cjk_count(text: str) -> int:
+    """How many kana, CJK ideographs and Hangul syllables ``text`` holds (each costs about a token)."""
+    return len(_cjk().findall(text))
 
 
 @dataclass
@@ -38,7 +51,7 @@ class PruneResult:
 
 def text_chars(text: str) -> int:
     """Characters, with each CJK character weighing 4 (it costs about a token each)."""
-    return len(text) + 3 * len(_CJK.findall(text))
+    return len(text) + 3 * cjk_count(text)
 
 
 def _message_chars(message: Message) -> int:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from enum import IntEnum
 from functools import lru_cache
 
+from app.context.compaction.pruning import cjk_count
 from app.core.history import Message
 from app.core.llm.provider import Provider
 from app.core.llm.types import ChatRequest, FinishPiece, ReasoningPiece, TextPiece, UsagePiece
@@ -30,7 +31,6 @@ RESUME_TRAILER = (
 ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
 _CLOSED = re.compile(r"<analysis>[\s\S]*?</analysis>\s*")
 _UNCLOSED = re.compile(r"<analysis>[\s\S]*$")
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uf900-\ufaff\uac00-\ud7af]")
 
 
 class CompressionStatus(IntEnum):
@@ -62,7 +62,7 @@ def strip_analysis_block(text: str) -> str:
 
 def estimate_summary_tokens(text: str) -> int:
     """CJK-aware estimate for a summary the server did not count."""
-    cjk = len(_CJK.findall(text))
+    cjk = cjk_count(text)
     return max(math.ceil(len(text) / 4), math.ceil((len(text) - cjk) / 4) + math.ceil(cjk * 1.5))
 
 

@@ -14,8 +14,9 @@ about 45 ms (yaml, the stemmer, the forget and index code) that a plain turn nev
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from app.lazy_names import lazy_names
 
 # name -> the module that defines it
 _HOMES: dict[str, str] = {
@@ -92,24 +93,8 @@ _HOMES: dict[str, str] = {
 __all__ = sorted(_HOMES)
 
 
-def __getattr__(name: str) -> Any:
-    home = _HOMES.get(name)
-    if home is None:
-        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
-    value = getattr(importlib.import_module(home), name)
-    globals()[name] = value  # once found, an ordinary attribute
-    return value
+__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())
 
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(_HOMES))
-
-
-# ``scan`` names both a submodule (the listing cache) and the secret scanner's function, which is what
-# this package has always exported under that name. Loading a submodule binds its name on the package,
-# so the submodule is loaded first (every turn loads it anyway) and the function is bound after it.
-importlib.import_module("app.context.memory.scan")
-from app.context.memory.secrets import scan  # noqa: E402
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly
@@ -128,4 +113,3 @@ if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eag
     from app.context.memory.recall import RecallResult, RecallStrategy, recall_for_query, select_memories  # noqa: F401
     from app.context.memory.recall_task import RecallTask  # noqa: F401
     from app.context.memory.store import MemoryPathError, MemoryStore, MemoryStoreError  # noqa: F401
-    from app.context.memory.secrets import scan  # noqa: F401

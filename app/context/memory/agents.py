@@ -65,7 +65,6 @@ from enum import IntEnum
 from pathlib import Path
 from typing import Any
 
-from app.context.memory.document import parse_memory_text
 from app.context.memory.paths import (
     AUTO_MEMORY_TYPES,
     INDEX_FILENAME,
@@ -78,7 +77,6 @@ from app.context.memory.paths import (
     is_team_auto_mem_path,
     realpath_nearest_existing,
 )
-from app.context.memory.secrets import describe_findings, scan
 from app.core.agent import Agent, AgentLimits, StaticAssembler
 from app.core.events import ToolCallFinished
 from app.core.llm.provider import Provider
@@ -87,7 +85,6 @@ from app.core.protocols import ToolGuard
 from app.core.tools.base import Tool, ToolContext, ToolKind
 from app.core.tools.permissions import PermissionDecision
 from app.core.tools.registry import builtin_registry
-from app.core.tools.shell_readonly import read_only_refusal
 
 MEMORY_WRITE_TOOLS = frozenset({"write_file", "edit", "replace", "create_file"})
 MEMORY_PATH_ARGUMENT_KEYS = ("file_path", "path", "target_file")
@@ -131,6 +128,8 @@ def _content_after(tool_name: str, path: Path, args: dict[str, Any]) -> str:
 
 def memory_file_problems(text: str, rel_path: str) -> list[str]:
     """Why ``text`` cannot be used as the memory file at ``rel_path`` ([] when it can)."""
+    from app.context.memory.document import parse_memory_text  # the guard's own imports load with a memory agent's first write
+
     document = parse_memory_text(text)
     problems = list(document.problems)
     if document.type is not None:
@@ -185,6 +184,8 @@ def memory_write_refusal(mem: MemoryPaths, tool_name: str, args: dict[str, Any],
             check_team_root(mem.workspace_root, mem.team_root)
         except TeamMemoryRootSecurityError as exc:
             return f"The write to team memory was refused: {exc}."
+    from app.context.memory.secrets import describe_findings, scan
+
     content = _content_after(tool_name, path, args)
     findings = scan(content)
     if findings:
@@ -253,6 +254,8 @@ def _shell_verdict(arguments: Mapping[str, Any], roots: Sequence[Path], cwd: Pat
     command = arguments.get("command")
     if not isinstance(command, str) or not command.strip():
         return ScopedVerdict(ScopedDecision.DENY, label, "no command was given")
+    from app.core.tools.shell_readonly import read_only_refusal
+
     # Its reads too stay inside the memory directories, not just its writes.
     refusal = read_only_refusal(command, roots=roots, cwd=cwd)
     if refusal is not None:

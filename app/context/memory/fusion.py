@@ -26,9 +26,8 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from app.context.memory.entry import MemoryEntry
-
-if TYPE_CHECKING:  # only a type here: the ranker loads with the first recall that has memories
+if TYPE_CHECKING:  # only types here: the ranker loads with the first recall that has memories
+    from app.context.memory.entry import MemoryEntry
     from app.context.memory.ranking import Ranked
 
 # The usual constant of reciprocal rank fusion: a top rank counts, but not overwhelmingly.

@@ -45,16 +45,20 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
+from typing import TYPE_CHECKING
 from urllib.parse import unquote
 
-from app.context.memory.entry import MemoryEntry
 from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import MemoryPaths, check_team_root
 from app.context.memory.paths import read_text_no_follow
-from app.context.memory.scan import scan_scope
 from app.context.memory.textunits import truncate_with_ellipsis, utf16_len, utf16_prefix, utf16_sort_key
 from app.fsutil import atomic_write_text
 from app.paths import ensure_private_dir
+
+# The listing loads with the first rebuild: every session reads the index into its prompt, but
+# one with no memory folder never lists one.
+if TYPE_CHECKING:
+    from app.context.memory.entry import MemoryEntry
 
 
 MAX_INDEX_LINE_CHARS = 150
@@ -305,6 +309,8 @@ def rebuild_index(paths: MemoryPaths, scope: MemoryScope | str, *, removed: Iter
     root = paths.root(scope)
     if scope is MemoryScope.TEAM:
         check_team_root(paths.workspace_root, root)
+    from app.context.memory.scan import scan_scope
+
     entries = scan_scope(root, scope)
     lines = team_index_lines(entries) if scope is MemoryScope.TEAM else index_lines(entries)
     target = paths.index_file(scope)

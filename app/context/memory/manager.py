@@ -14,21 +14,17 @@ import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import replace
+from functools import cached_property
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
-from app.context.memory.entry import MemoryEntry
 from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
-from app.context.memory.secrets import describe_findings
 from app.context.memory.semantic import semantic_from_setting, warm_up
-from app.context.memory.recall import list_recall_candidates, plan_from_store
-from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.prompt import recall_reminder
-from app.context.memory.store import MemoryStore
 from app.context.memory.agents import written_path
 from app.context.memory.agents import TaskState
 from app.core.events import MEMORY_WORK, BackgroundStatus
@@ -39,8 +35,13 @@ from app.core.tools.text import plural
 # Extraction, dreaming, forgetting and the index rebuild import their modules where they run
 # (schedule, forget, index): a headless turn
 # uses none of them, and they cost it about 15 ms of imports (`python -X importtime`).
+# Recall (the stemmer's word lists, BM25F, the selector) and the store's listing load with the
+# first turn that has a memory folder to look in: a session with no memory never imports them.
 if TYPE_CHECKING:
     from app.config import MemorySettings
+    from app.context.memory.entry import MemoryEntry
+    from app.context.memory.recall_task import Delivery, TurnRecall
+    from app.context.memory.store import MemoryStore
     from app.context.memory.forget import ForgetResult, ForgetSelection
     from app.core.llm.provider import Provider
     from app.core.tools.base import Tool, ToolContext
@@ -86,7 +87,6 @@ class MemoryManager:
         # Headless runs may hold the first request for the selector (bounded); the TUI never does.
         self.interactive = interactive
         self.mem: MemoryPaths = memory_paths(paths)
-        self.store = MemoryStore(self.mem)
         self.session_id = session_id
         self.settings = settings
         self.provider = provider
@@ -106,6 +106,16 @@ class MemoryManager:
         # Optional embedding recall (memory.semantic); its model loads in a background thread, never in a turn.
         self.semantic, notice = semantic_from_setting(getattr(settings, "semantic", "auto"), interactive=interactive)
         self._notices.extend([notice] if notice and settings.enabled and settings.recall else [])
+
+    @cached_property
+    def store(self) -> MemoryStore:
+        from app.context.memory.store import MemoryStore
+
+        return MemoryStore(self.mem)
+
+    def _any_memory_folder(self) -> bool:
+        """Whether any scope's folder exists: without one there is nothing to list or recall."""
+        return any(self.mem.root(scope).is_dir() for scope in (MemoryScope.PROJECT, MemoryScope.USER, MemoryScope.TEAM))
 
     # -- watching it ------------------------------------------------------------------------------
 
@@ -130,6 +140,8 @@ class MemoryManager:
         if not self.settings.enabled:
             return ""
         text, found = memory_prompt_and_findings(self.mem)
+        if found:
+            from app.context.memory.secrets import describe_findings
         for path, findings in found:
             if path not in self._told_secrets:
                 self._told_secrets.add(path)
@@ -156,6 +168,10 @@ class MemoryManager:
             self._recall = None
         if not (self.settings.enabled and self.settings.recall) or not query.strip():
             return
+        if not carried and not self._any_memory_folder():
+            return  # checked each turn: a memory saved during the session is recalled from the next
+        from app.context.memory.recall_task import TurnRecall
+
         provider = self.provider if self.settings.recall_model else None
         self._recall = TurnRecall(
             self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock, carried=carried,
@@ -310,6 +326,8 @@ class MemoryManager:
                 threading.Thread(target=self._prewarm_recall, name="memory-recall-prewarm", daemon=True).start()
 
     def _prewarm_recall(self) -> None:
+        from app.context.memory.recall import list_recall_candidates, plan_from_store
+
         try:
             plan_from_store(self.store, "warm up")
             if self.semantic is not None:

@@ -25,7 +25,6 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING
 
-from app.context.memory.entry import MemoryEntry
 from app.context.memory.index import clean_index_text, index_for_prompt
 from app.context.memory.paths import (
     AUTO_MEMORY_TYPES,
@@ -36,9 +35,7 @@ from app.context.memory.paths import (
     check_team_root,
     read_text_no_follow,
 )
-from app.context.memory.secrets import SecretFinding
 from app.context.memory.textunits import utf16_len, utf16_prefix
-from app.context.untrusted import clean_for_prompt, fence_repository_text, neutralise
 from app.templates import package_template
 
 NUMBER_WORDS = ("zero", "one", "two", "three", "four")
@@ -86,8 +83,13 @@ def load_scope_indexes(paths: MemoryPaths, *, include_team: bool | None = None) 
     indexes = []
     for scope in scopes:
         raw = read_text_no_follow(paths.index_file(scope)) or ""
+        if not raw:  # no index yet: nothing to clean (the cleaners and the scanner are not even loaded)
+            indexes.append(ScopeIndex(scope, paths.root(scope)))
+            continue
         if scope is MemoryScope.TEAM:
             raw = clean_shared_index(raw)
+        from app.context.untrusted import clean_for_prompt
+
         # Every index line goes through the scanner and loses markup that could pass for ours.
         clean = clean_for_prompt(raw)
         indexes.append(ScopeIndex(scope, paths.root(scope), clean.text, clean.findings))
@@ -118,6 +120,8 @@ def build_memory_prompt(indexes: Sequence[ScopeIndex], *, force_full: bool = Fal
 def render_scope_index(index: ScopeIndex) -> str:
     body = index_for_prompt(index.content)
     if index.scope is MemoryScope.TEAM and not index.empty:
+        from app.context.untrusted import fence_repository_text
+
         # Committed by anyone with push access: data about the project, never instructions.
         body = fence_repository_text(body, f"team memory index {index.root}/{INDEX_FILENAME}")
     return f"## {index.root}/{INDEX_FILENAME}\n\n{body}"
@@ -191,7 +195,11 @@ def memory_freshness_note(mtime: float, now: float) -> str:
     text = memory_freshness_text(mtime, now)
     return f"<system-reminder>{text}</system-reminder>\n" if text else ""
 
+# The secret scanner and the untrusted-text cleaners load when an index has text to clean (a
+# session with no memory yet builds its prompt without them).
 if TYPE_CHECKING:
+    from app.context.memory.entry import MemoryEntry
+    from app.context.memory.secrets import SecretFinding
     from app.core.request import AssembledRequest
 
 MAX_DOC_BODY_CHARS = 1200
@@ -280,6 +288,7 @@ def prompt_body(body: str) -> str:
 
 
 def _render_entry(entry: MemoryEntry, now: float) -> list[str]:
+    from app.context.untrusted import neutralise  # loaded with recall, which imported it already
     # A memory's text cannot close the reminder it sits in, nor pass for an instruction file's frame.
     title = " ".join(neutralise(entry.title).split())
     lines = [f"### {title} ({neutralise(entry.rel_path or entry.path.name)})", f"Saved {memory_age(entry.mtime, now)}."]

@@ -18,12 +18,14 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from app.context.memory.embedder import INSTALL_HINT, Embedder, extra_installed, load_wordllama
-from app.context.memory.entry import MemoryEntry
 from app.context.memory.fusion import SemanticCutoff, fuse
-from app.context.memory.vector_cache import VectorCache
 
-if TYPE_CHECKING:  # only a type here: the ranker loads with the first recall that has memories
+# Only types here: the ranker loads with the first recall that has memories, the vector cache
+# (hashlib, base64, json) with the model, in its own thread.
+if TYPE_CHECKING:
+    from app.context.memory.entry import MemoryEntry
     from app.context.memory.ranking import Ranked
+    from app.context.memory.vector_cache import VectorCache
 
 log = logging.getLogger(__name__)
 
@@ -89,6 +91,8 @@ class SemanticRecall:
             self._load_now()
 
     def _load_now(self) -> None:
+        from app.context.memory.vector_cache import VectorCache
+
         try:
             self._cache = VectorCache(self._load())
         except Exception as error:  # a broken install must not break recall: BM25F goes on alone

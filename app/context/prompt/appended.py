@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from app.context.prompt import sections as names
 from app.context.prompt.git_info import GitInfo
-from app.context.prompt.git_snapshot import git_snapshot
 from app.context.prompt.sections import PromptSection
 from app.context.prompt.suffix import suffix
 
@@ -31,4 +30,7 @@ def appended_sections(*, user_memory: str, append: str, git: GitInfo | None, mem
 
 
 def git_status_text(info: GitInfo) -> str:
+    # Imported here: the snapshot's fence and secret scanner load only in a repository.
+    from app.context.prompt.git_snapshot import git_snapshot
+
     return git_snapshot(info).text

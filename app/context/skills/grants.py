@@ -32,7 +32,6 @@ from app.context.skills.model import SkillInvocation, SkillLevel
 from app.core.tools.base import Tool, ToolKind
 from app.core.tools.permission_rules import PermissionRule, parse_rules
 from app.core.tools.permissions import ApprovalMode, PermissionDecision, PermissionPolicy
-from app.core.tools.shell_readonly import read_only_refusal
 
 # Marks an ask reason that holds a refused grant (the approval dialog shows such reasons).
 GRANT_REFUSED = "allowedTools grant refused"
@@ -92,6 +91,8 @@ class SkillGrantPolicy(PermissionPolicy):
 
     def _refusal(self, grant: SkillGrant, tool: Tool, args: dict[str, Any]) -> str | None:
         if tool.kind is ToolKind.EXECUTE:
+            from app.core.tools.shell_readonly import read_only_refusal  # the bash grammar: with the first command
+
             why = read_only_refusal(tool.subject(args))
             return f"a grant covers only read-only commands, and {why}" if why else None
         if grant.level is SkillLevel.PROJECT and not self.folder_trusted:

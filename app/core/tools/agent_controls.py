@@ -21,9 +21,12 @@ from __future__ import annotations
 import os
 from fnmatch import fnmatch
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from app.core.tools.shell_wrappers import Analysis
 from app.paths import user_config_dir
+
+if TYPE_CHECKING:  # the agent imports REASON on every start; the shell analysis loads with the first command
+    from app.core.tools.shell_wrappers import Analysis
 
 CONTROL_DIRS = (".git", ".agents")
 INSTRUCTION_FILES = ("qwen.md", "agents.md", "claude.md")

@@ -8,9 +8,7 @@ from typing import Any
 
 from app.core.tools.arguments import bool_arg, path_subject, required_text, shown_arg
 from app.core.tools.base import Tool, ToolContext, ToolKind, ToolResult
-from app.core.tools.diffs import unified_diff
 from app.core.tools.errors import ToolError
-from app.core.tools.file_snapshot import capture_before, file_change
 from app.core.tools.text import load_text, plural
 
 
@@ -56,9 +54,13 @@ class EditTool(Tool):
             planned = plan_edit(args, ctx)
         except ToolError as exc:
             return f"cannot preview this change: {exc}"
+        from app.core.tools.diffs import unified_diff  # difflib: when a change is shown
+
         return unified_diff(planned.before, planned.after, ctx.display(planned.path))
 
     async def run(self, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
+        from app.core.tools.file_snapshot import capture_before, file_change  # when a file changes
+
         planned = plan_edit(args, ctx)
         before = capture_before(ctx, planned.path)
         ctx.fs.write_text(planned.path, planned.after)

@@ -25,16 +25,18 @@ import os
 from dataclasses import dataclass, field
 from enum import Enum
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.tools.base import Tool, ToolKind
 from app.core.tools.agent_controls import REASON as CONTROLS_REASON
 from app.core.tools.agent_controls import command_touches_controls, names_control
 from app.core.tools.permission_rules import PermissionRule, escape_pattern, parse_rules
-from app.core.tools.shell_readonly import read_only_refusal
-from app.core.tools.shell_rule_match import allow_pattern_matches, deny_pattern_matches
-from app.core.tools.shell_syntax import SimpleCommand
-from app.core.tools.shell_wrappers import Analysis, Invocation, analyse_command
+
+# The bash grammar and the shell tables load with the first shell command checked: a turn
+# that runs none (most headless turns) never pays for them (about 10 ms of imports).
+if TYPE_CHECKING:
+    from app.core.tools.shell_syntax import SimpleCommand
+    from app.core.tools.shell_wrappers import Analysis, Invocation
 
 
 class ApprovalMode(str, Enum):
@@ -153,6 +155,8 @@ class PermissionPolicy:
     def _call(self, tool: Tool, args: dict[str, Any]) -> _Call:
         subject = tool.subject(args)
         if tool.kind is ToolKind.EXECUTE and tool.name == SHELL_TOOL:
+            from app.core.tools.shell_wrappers import analyse_command
+
             return _Call(tool.name, subject, analyse_command(subject), tool.kind)
         return _Call(tool.name, _root_relative(subject, self.root), None, tool.kind)
 
@@ -163,6 +167,8 @@ class PermissionPolicy:
             if not analysis.ok:
                 return None  # never allowed on a rule anyway: the mode's default asks
             reason = command_touches_controls(analysis, self.root)
+            from app.core.tools.shell_readonly import read_only_refusal
+
             # Reading a control is fine (cat .git/config); only a command that may write asks.
             if reason is None or read_only_refusal(call.subject, roots=[Path(os.sep)], cwd=self.root) is None:
                 return None
@@ -205,6 +211,8 @@ def _any_part_matches(rules: list[PermissionRule], call: _Call) -> PermissionRul
 
     A command whose program is known only when it runs matches every shell rule.
     """
+    from app.core.tools.shell_rule_match import deny_pattern_matches
+
     analysis = call.analysis
     for rule in rules:
         if analysis is None:
@@ -255,6 +263,8 @@ def _allows(rule: PermissionRule, tool_name: str, invocation: Invocation | None,
         return True
     if invocation is None:
         return rule.matches(tool_name, text, command=True)
+    from app.core.tools.shell_rule_match import allow_pattern_matches
+
     return allow_pattern_matches(rule.pattern, invocation)
 
 

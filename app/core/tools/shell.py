@@ -10,14 +10,17 @@ read-only mode, bad arguments, or timed out.
 from __future__ import annotations
 
 import signal
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.tools.arguments import float_arg, required_text, shown_arg, text_arg
 from app.core.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from app.core.tools.errors import ToolError
-from app.core.tools.shell_readonly import read_only_refusal
-from app.core.tools.shell_runner import CommandOutcome, run_command
 from app.core.tools.text import clip_middle
+
+# The bash grammar (read-only check) and the process runner load when a command runs, not
+# when the tool is offered to the model.
+if TYPE_CHECKING:
+    from app.core.tools.shell_runner import CommandOutcome
 
 # A call may ask for more time than the configured timeout, up to this many times it.
 MAX_TIMEOUT_FACTOR = 5
@@ -66,6 +69,9 @@ class ShellTool(Tool):
         command = required_text(args, "command", allow_empty=False)
         text_arg(args, "description", required=False)  # validated only; it is for the person
         timeout = effective_timeout(float_arg(args, "timeout"), ctx.shell_timeout)
+        from app.core.tools.shell_readonly import read_only_refusal
+        from app.core.tools.shell_runner import run_command
+
         if ctx.read_only_shell:
             reason = read_only_refusal(command, roots=[ctx.root], cwd=ctx.root)
             if reason:

@@ -8,9 +8,7 @@ from typing import Any
 
 from app.core.tools.arguments import path_subject, required_text, shown_arg
 from app.core.tools.base import Tool, ToolContext, ToolKind, ToolResult
-from app.core.tools.diffs import new_file_preview, unified_diff
 from app.core.tools.errors import ToolError
-from app.core.tools.file_snapshot import capture_before, file_change
 from app.core.tools.filesystem import special_kind
 from app.core.tools.text import count_lines, load_text, plural
 
@@ -38,6 +36,8 @@ class WriteFileTool(Tool):
         return path_subject(args.get("path"))
 
     def detail(self, args: dict[str, Any], ctx: ToolContext) -> str:
+        from app.core.tools.diffs import new_file_preview, unified_diff  # difflib: when a change is shown
+
         try:
             path = ctx.resolve(required_text(args, "path"))
             content = required_text(args, "content")
@@ -52,6 +52,8 @@ class WriteFileTool(Tool):
         path = ctx.resolve(required_text(args, "path"))
         content = required_text(args, "content")
         _check_target(ctx, path)
+        from app.core.tools.file_snapshot import capture_before, file_change  # when a file changes
+
         existed = ctx.fs.exists(path)
         before = capture_before(ctx, path)
         ctx.fs.write_text(path, content)
