@@ -144,6 +144,8 @@ class UISettings:
     max_mounted_messages: int = 40
     # Below this many columns the context map collapses (F2 still shows it).
     map_collapse_width: int = 100
+    # Draw the first frame this project drew last time at this size while the TUI loads (app/tui/frame_cache.py).
+    first_frame_cache: bool = True
 
 
 @dataclass

@@ -23,6 +23,7 @@ HEADLINES = (
     "peers.qwen_code_wall_ratio_no_bytecode_writes",
     "peers.qwen_code_memory_ratio",
     "peers.qwen_code_first_frame_ratio",
+    "peers.qwen_code_takes_input_ratio",
     "search.grep_rare_vs_rg",
     "search.grep_common_vs_rg",
     "search.glob_narrow_vs_rg",

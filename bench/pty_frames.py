@@ -22,8 +22,15 @@ from pathlib import Path
 _ESCAPES = re.compile(rb"\x1b\[[0-9;?<>=]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)|\x1b[@-Z\\-_=>]")
 
 
-def marks_seconds(argv: Sequence[str], env: dict[str, str], cwd: Path, markers: Sequence[str], *, timeout: float = 60.0) -> list[float]:
-    """Seconds from spawning ``argv`` in a 120x40 pty until each marker has appeared (in order given)."""
+def marks_seconds(
+    argv: Sequence[str], env: dict[str, str], cwd: Path, markers: Sequence[str], *, timeout: float = 60.0, typed: str = "", linger: float = 0.0
+) -> list[float]:
+    """Seconds from spawning ``argv`` in a 120x40 pty until each marker has appeared (in order given).
+
+    ``typed`` is written to the terminal as soon as the first marker is on screen (as a person
+    starts typing when the screen appears); a later marker may be that text, shown by the program.
+    ``linger``: seconds the program keeps running after the last marker, before it is killed.
+    """
     pid, fd = pty.fork()
     if pid == 0:  # child
         os.chdir(cwd)
@@ -52,8 +59,13 @@ def marks_seconds(argv: Sequence[str], env: dict[str, str], cwd: Path, markers: 
             for marker in markers:
                 if marker not in found and marker in text:
                     found[marker] = now
+            if typed and markers[0] in found:
+                os.write(fd, typed.encode())
+                typed = ""
         if len(found) < len(markers):
             raise RuntimeError(f"{argv[0]} closed the terminal before showing {[m for m in markers if m not in found]}")
+        if linger:
+            time.sleep(linger)
         return [found[m] for m in markers]
     finally:
         os.kill(pid, signal.SIGKILL)

@@ -16,7 +16,7 @@ from textual.containers import Horizontal, Vertical
 from textual.widgets import Footer, Static
 
 from app.config import Settings
-from app.paths import Paths, ensure_private_dir
+from app.paths import Paths
 from app.tui import prompt_store
 from app.core.events import MEMORY_WORK, SKILL_DRAFTS, SKILLS_ON_DISK
 from app.tui.background_status import BackgroundStatusChanged, follow, forward_to_screens
@@ -52,6 +52,7 @@ from app.tui.messages import (
 from app.tui.palette import app_entries
 from app.tui.screens.first_run import FirstRunScreen
 from app.tui.screens.help import HelpScreen
+from app.tui.startup import StartupKeeper, driver_class_for
 from app.tui.turn_view import TurnView
 from app.tui.widgets.context_map import ContextMap
 from app.tui.widgets.conversation import Conversation
@@ -61,6 +62,7 @@ from app.tui.widgets.status import StatusLine
 
 if TYPE_CHECKING:
     from app.runtime import Runtime
+    from app.tui.frame_cache import FirstFrame
     from app.tui.screens.skills import SkillsScreen
 
 QUIT_WINDOW_SECONDS = 2.0
@@ -105,8 +107,10 @@ class AgentctxApp(App[int]):
         resume: str | None = None,
         continue_latest: bool = False,
         warm_up: bool = True,
+        first_frame: FirstFrame | None = None,
     ) -> None:
-        super().__init__()
+        super().__init__(driver_class=driver_class_for(first_frame))  # a replayed first frame's, or Textual's own
+        self.startup = StartupKeeper(self, first_frame, prompt_text=lambda: self.prompt.text)
         self.settings = settings
         self.paths = paths
         self.key_plan = plan_keymap(settings.keymap)
@@ -214,11 +218,17 @@ class AgentctxApp(App[int]):
         self._restore_draft()
         self.map_panel.follow_width(self.size.width)
         self.prompt.focus()
+        self.startup.mounted()
         if not self.settings.has_endpoint:
             self.push_screen(FirstRunScreen(self.paths))
         elif self._warm_up:
             self._import_model_client()
         self.sessions.open(resume=self._resume, continue_latest=self._continue)
+
+    async def on_event(self, event: events.Event) -> None:
+        if self.startup.hold(event):
+            return
+        await super().on_event(event)
 
     def _apply_theme(self) -> None:
         theme = self.settings.ui.theme
@@ -572,20 +582,7 @@ class AgentctxApp(App[int]):
         for command in super().get_system_commands(screen):
             if command.title != "Screenshot":  # Textual's saves to ~/Downloads, which a server may not have
                 yield command
-        yield from app_entries(self, self._screenshot_dir())
-
-    def _screenshot_dir(self) -> Path:
-        return self.paths.data_dir / "screenshots"
-
-    def action_save_screenshot(self) -> None:
-        directory = self._screenshot_dir()
-        try:
-            ensure_private_dir(directory)
-            path = self.save_screenshot(path=str(directory))
-        except OSError as exc:
-            self.notify(f"Could not save the screenshot in {directory}: {exc}", severity="error", timeout=8)
-            return
-        self.notify(f"Saved the screenshot to {path}.")
+        yield from app_entries(self, self.paths.data_dir / "screenshots")
 
     # -- what survives a restart ----------------------------------------------------------------
 

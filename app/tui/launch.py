@@ -2,9 +2,14 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 from app.config import Settings, load_settings
 from app.paths import Paths
 from app.tui.app import AgentctxApp
+
+if TYPE_CHECKING:
+    from app.tui.frame_cache import FirstFrame
 
 
 def run_tui(
@@ -14,6 +19,7 @@ def run_tui(
     resume: str | None = None,
     continue_latest: bool = False,
     demo: bool = False,
+    first_frame: FirstFrame | None = None,
 ) -> int:
     paths = paths or Paths.for_cwd()
     settings = settings or load_settings(paths)
@@ -26,6 +32,6 @@ def run_tui(
     from app.context.memory.scan import watch_scopes
 
     watch_scopes(True)  # an interactive session re-reads only the memory files that changed
-    app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest)
+    app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest, first_frame=first_frame)
     result = app.run()
     return int(result or 0)

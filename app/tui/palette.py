@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from textual.app import SystemCommand
 
+from app.paths import ensure_private_dir
 from app.tui.commands import COMMANDS, SlashCommand
 
 if TYPE_CHECKING:
@@ -17,7 +18,7 @@ if TYPE_CHECKING:
 
 def app_entries(app: Any, screenshots: Path) -> Iterator[SystemCommand]:
     """``app``: the AgentctxApp (typed loosely: this module must not import it)."""
-    yield SystemCommand("Screenshot", f"Save an SVG of the screen in {screenshots}", app.action_save_screenshot)
+    yield SystemCommand("Screenshot", f"Save an SVG of the screen in {screenshots}", lambda: save_screenshot(app, screenshots))
     yield SystemCommand("Help: keys and commands", "Every key and /command", app.action_help)
     yield SystemCommand("Sessions: resume an earlier session", "Newest first, with the first prompt", app.action_sessions)
     yield SystemCommand("Sessions: start a new session", "The current one stays recorded", app.action_new_session)
@@ -27,6 +28,17 @@ def app_entries(app: Any, screenshots: Path) -> Iterator[SystemCommand]:
     yield SystemCommand("Approval mode: cycle default, auto-edit, plan, yolo", "shift+tab", app.action_cycle_approval_mode)
     # Every /command and every skill, so the palette finds what the / menu finds.
     yield from command_entries(app.prompt, app.run_action, app.prompt.extra_commands)
+
+
+def save_screenshot(app: Any, directory: Path) -> None:
+    """An SVG of the screen in ``directory`` (Textual's own entry saves to ~/Downloads, which a server may not have)."""
+    try:
+        ensure_private_dir(directory)
+        path = app.save_screenshot(path=str(directory))
+    except OSError as exc:
+        app.notify(f"Could not save the screenshot in {directory}: {exc}", severity="error", timeout=8)
+        return
+    app.notify(f"Saved the screenshot to {path}.")
 
 
 def command_entries(

@@ -10,7 +10,8 @@ import pytest
 
 from app.config import CompactionSettings
 from app.context.compaction.compactor import Compactor
-from app.context.compaction.summary import ACKNOWLEDGEMENT, FINAL_INSTRUCTION, RESUME_TRAILER
+from app.context.compaction.compose import ACKNOWLEDGEMENT, RESUME_TRAILER
+from app.context.compaction.summary import FINAL_INSTRUCTION
 from app.core.events import (
     CompactionFinished,
     CompactionPending,

@@ -11,29 +11,25 @@ from collections.abc import Awaitable, Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from string import Template
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.config import CompactionSettings
-from app.context.compaction.attachments import collect_attachments
 from app.context.compaction.compose import compose_history, live_tail_start, shrink_tail
 from app.context.compaction.micro import MicroResult, MicroSettings, micro_compact
+from app.context.compaction.outcome import STATUS_TEXT, CompressionStatus
 from app.context.compaction.pairing import repair_tool_pairs
-from app.context.compaction.shrink import shrink_largest
 from app.context.compaction.slimming import cap_oversized, tool_image_count, without_images
-from app.context.compaction.quality import missing_identifiers, missing_sections, recent_identifiers
-from app.context.compaction.summary import (
-    CompressionStatus,
-    SummaryOutcome,
-    compression_system_prompt,
-    request_summary,
-    template,
-)
 from app.context.compaction.thresholds import Thresholds, compute_thresholds
 from app.context.view_edits import ViewEdits
 from app.core.request import message_tokens
 from app.core.history import Message
 from app.core.llm.provider import Provider
 from app.core.tokens import Calibration, TokenCounter
+
+# The summarizer, its quality checks, the attachments and the shrinker load with the first
+# compaction: the gate and micro-compaction above run on every request, a summary rarely.
+if TYPE_CHECKING:
+    from app.context.compaction.summary import SummaryOutcome
 
 MAX_CONSECUTIVE_FAILURES = 3
 MEMORY_FLUSH_SOFT_TOKENS = 4_000
@@ -43,17 +39,6 @@ MAX_TAIL_SHARE = 0.5
 SUMMARY_MARGIN = 1_000
 MIN_SUMMARY_TOKENS = 1_024
 
-STATUS_TEXT = {
-    CompressionStatus.COMPRESSED: "compressed",
-    CompressionStatus.NOOP: "nothing to compress",
-    CompressionStatus.COMPRESSION_FAILED_EMPTY_SUMMARY: "the summary came back empty",
-    CompressionStatus.COMPRESSION_FAILED_OUTPUT_TRUNCATED: "the summary was cut off at the output limit",
-    CompressionStatus.COMPRESSION_FAILED_INFLATED_TOKEN_COUNT: "the summary would not have made the context smaller",
-    CompressionStatus.COMPRESSION_FAILED_TOKEN_COUNT_ERROR: "the new size could not be counted",
-    CompressionStatus.COMPRESSION_FAILED_TIMEOUT: "the summarizer did not finish in time",
-    CompressionStatus.COMPRESSION_FAILED_MODEL_ERROR: "the summarizer request failed",
-    CompressionStatus.COMPRESSION_FAILED_QUALITY: "the summary lost details of the latest requests",
-}
 
 
 @dataclass
@@ -220,6 +205,9 @@ class Compactor:
                 shrunk = self._shrunk(trigger, history, measure, before, target, failed.message)
                 return shrunk if shrunk.ok else failed
             return failed
+        from app.context.compaction.attachments import collect_attachments
+        from app.context.compaction.shrink import shrink_largest
+
         # A file whose read the person dropped is not re-embedded; a pinned one comes back verbatim below instead.
         skip = self.view_edits.edited_calls(history)
         attachments = collect_attachments(history, self.root, skill_bodies=self.skill_bodies(), image_source=summarized, skip_calls=skip)
@@ -246,6 +234,8 @@ class Compactor:
         )
 
     def _shrunk(self, trigger: str, history: list[Message], measure: Callable[[list[Message]], int], before: int, target: int, why: str) -> CompactionResult:
+        from app.context.compaction.shrink import shrink_largest
+
         """The history with its largest parts cut, when that makes it smaller; else a failure that says why."""
         cut = shrink_largest(history, measure, target)
         if not cut.changed or cut.tokens >= before:
@@ -275,6 +265,9 @@ class Compactor:
 
     async def _summarize(self, summarized: list[Message], focus: str, history: list[Message], *, forced: bool, hook_text: str = "") -> SummaryOutcome:
         """The summarizer reads the whole history, the tool round in flight included (roles system,user,assistant,tool,user)."""
+        from app.context.compaction.shrink import shrink_largest
+        from app.context.compaction.summary import compression_system_prompt, request_summary, template
+
         system = compression_system_prompt(focus, hook_text)
         view = cap_oversized(without_images(repair_tool_pairs(summarized).messages), self.context_window)
         # Its own request must fit its window with room for the summary: cut the largest parts if not.
@@ -313,6 +306,8 @@ class Compactor:
         return CompactionResult(trigger, status, result.tokens_before or before, result.tokens_after or before, detail=result.reason)
 
     def _lost(self, summary: str, history: list[Message]) -> list[str]:
+        from app.context.compaction.quality import missing_identifiers, missing_sections, recent_identifiers
+
         return missing_sections(summary) + missing_identifiers(summary, recent_identifiers(history))
 
     def _failed(self, trigger: str, status: CompressionStatus, before: int, detail: str) -> CompactionResult:

@@ -2,10 +2,16 @@
 
 from __future__ import annotations
 
-from app.context.compaction.summary import ACKNOWLEDGEMENT, RESUME_TRAILER
 from app.core.history import Message
 from app.core.images import ImagePart
 
+# After the summary (kept here, not with the summarizer: every request checks the live tail,
+# and the summarizer's module loads only when a summary is asked for).
+RESUME_TRAILER = (
+    "Resume the prior task using the summary above. Continue from the last in-flight step; "
+    "do not acknowledge the summary, do not re-introduce, do not greet the user again."
+)
+ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
 ATTACHMENTS_ACK = "Noted. I have the restored files and instructions."
 SUMMARY_UNAVAILABLE = "[Summary unavailable]"
 

@@ -11,9 +11,9 @@ import asyncio
 import math
 import re
 from dataclasses import dataclass
-from enum import IntEnum
 from functools import lru_cache
 
+from app.context.compaction.outcome import CompressionStatus
 from app.context.compaction.pruning import cjk_count
 from app.core.history import Message
 from app.core.llm.provider import Provider
@@ -24,30 +24,10 @@ MAX_OUTPUT_TOKENS = 20_000
 MAX_FOCUS_CHARS = 2_000
 MAX_HOOK_CHARS = 4_000
 FINAL_INSTRUCTION = "First, reason in your <analysis> block. Then, produce the <state_snapshot> XML."
-RESUME_TRAILER = (
-    "Resume the prior task using the summary above. Continue from the last in-flight step; "
-    "do not acknowledge the summary, do not re-introduce, do not greet the user again."
-)
-ACKNOWLEDGEMENT = "Got it. Thanks for the additional context!"
 _CLOSED = re.compile(r"<analysis>[\s\S]*?</analysis>\s*")
 _UNCLOSED = re.compile(r"<analysis>[\s\S]*$")
 
 
-class CompressionStatus(IntEnum):
-    COMPRESSED = 1
-    COMPRESSION_FAILED_INFLATED_TOKEN_COUNT = 2
-    COMPRESSION_FAILED_TOKEN_COUNT_ERROR = 3
-    COMPRESSION_FAILED_EMPTY_SUMMARY = 4
-    NOOP = 5
-    COMPRESSION_FAILED_OUTPUT_TRUNCATED = 6
-    # Beyond the spec: failures of our own checks, reported with the same status mechanism.
-    COMPRESSION_FAILED_TIMEOUT = 7
-    COMPRESSION_FAILED_MODEL_ERROR = 8
-    COMPRESSION_FAILED_QUALITY = 9
-
-    @property
-    def failed(self) -> bool:
-        return self not in (CompressionStatus.COMPRESSED, CompressionStatus.NOOP)
 
 
 @lru_cache(maxsize=None)

@@ -27,8 +27,8 @@ from app.context.memory import (
     memory_age,
     read_meta,
     rebuild_index,
-    scan,
 )
+from app.context.memory.secrets import scan
 from app.context.memory.index import index_problems
 from app.context.memory.scan import scan_notes
 from app.context.memory.entry import (

@@ -6,14 +6,12 @@ from __future__ import annotations
 from pathlib import Path
 
 from app.context.compaction.attachments import collect_attachments, recent_file_paths
-from app.context.compaction.compose import compose_history, live_tail_start
+from app.context.compaction.compose import ACKNOWLEDGEMENT, RESUME_TRAILER, compose_history, live_tail_start
 from app.context.compaction.micro import CLEARED, MicroSettings, micro_compact
 from app.context.compaction.pairing import MISSING_RESULT, repair_tool_pairs
 from app.context.compaction.pruning import PLACEHOLDER, prune_view
 from app.context.compaction.quality import identifiers_in, missing_identifiers, missing_sections
 from app.context.compaction.summary import (
-    ACKNOWLEDGEMENT,
-    RESUME_TRAILER,
     CompressionStatus,
     SummaryOutcome,
     compression_system_prompt,
