@@ -32,6 +32,8 @@ APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
 
 @dataclass
 class ModelSettings:
+    """The ``model`` section: the endpoint and model to use, and how each request to it is sent and bounded."""
+
     name: str = ""
     base_url: str = ""
     api_key: str = ""
@@ -56,6 +58,8 @@ class ModelSettings:
 
 @dataclass
 class PermissionSettings:
+    """The ``permissions`` section: rules that allow, ask about or deny tool calls (app/core/tools/permission_rules.py)."""
+
     allow: list[str] = field(default_factory=list)
     ask: list[str] = field(default_factory=list)
     deny: list[str] = field(default_factory=list)
@@ -63,12 +67,16 @@ class PermissionSettings:
 
 @dataclass
 class ShellSettings:
+    """The ``shell`` section: how long a shell command may run, and the size tool output is cut to."""
+
     timeout: float = 120.0
     output_limit: int = 30_000
 
 
 @dataclass
 class ContextSettings:
+    """The ``context`` section: which instruction files are read and how far they may grow, and the context engine."""
+
     # Instruction file names searched in every directory (Qwen Code's context.fileName).
     file_name: list[str] = field(default_factory=lambda: ["QWEN.md", "AGENTS.md"])
     include_directories: list[str] = field(default_factory=list)
@@ -83,6 +91,8 @@ class ContextSettings:
 
 @dataclass
 class CompactionSettings:
+    """The ``compaction`` section: when the history is compacted, how, and what is cleared or pruned meanwhile."""
+
     # Fraction of the window where auto-compaction starts. Unset: the seed's formula (70 %, or 33 K
     # before the end of a large window); set: exactly that fraction (see compaction/thresholds.py).
     pct: float | None = None
@@ -106,6 +116,8 @@ class CompactionSettings:
 
 @dataclass
 class MemorySettings:
+    """The ``memory`` section: whether memories are recalled, extracted and consolidated (dreaming), and how."""
+
     enabled: bool = True
     recall: bool = True
     # The model picks recalled memories (heuristic fallback); off = heuristic only, no extra request.
@@ -124,6 +136,8 @@ class MemorySettings:
 
 @dataclass
 class SuggestionSettings:
+    """The ``suggestions`` section: the next-request suggestion after an answer, and running it ahead."""
+
     # After an answer, suggest the likely next request (greyed in the prompt; Tab or Enter accepts).
     enabled: bool = True
     # While you read, run the suggestion in a copy-on-write overlay so accepting it is instant.
@@ -132,6 +146,8 @@ class SuggestionSettings:
 
 @dataclass
 class SkillsSettings:
+    """The ``skills`` section: skills switched off by name, and drafting new ones from a long session."""
+
     disabled: list[str] = field(default_factory=list)
     # After 20 tool calls in a session, draft one reusable skill for you to keep or discard.
     auto_draft: bool = True
@@ -139,6 +155,8 @@ class SkillsSettings:
 
 @dataclass
 class UISettings:
+    """The ``ui`` section: the look of the app and how much of it stays on screen."""
+
     theme: str = "textual-dark"
     # Finished messages beyond this many are unmounted; the transcript stays in memory.
     max_mounted_messages: int = 40
@@ -150,6 +168,8 @@ class UISettings:
 
 @dataclass
 class SessionSettings:
+    """The ``sessions`` section: naming a session on its own, and the recap on resuming one."""
+
     # A short side query after the first finished exchange names the session.
     auto_title: bool = True
     # Resuming a session idle for more than 5 minutes shows a "where you left off" recap.
@@ -158,6 +178,8 @@ class SessionSettings:
 
 @dataclass
 class McpSettings:
+    """The ``mcp`` section: how MCP servers' tools share the window and how long a server may take to start."""
+
     # Above this share of the window, MCP tool schemas are deferred behind tool_search.
     deferred_share: float = 0.10
     # Longest wait for a server to start and list its tools (headless turns wait this long at most).
@@ -166,6 +188,8 @@ class McpSettings:
 
 @dataclass
 class Settings:
+    """Every setting after all layers are merged, plus what loading found out (sources, warnings, the project layer)."""
+
     model: ModelSettings = field(default_factory=ModelSettings)
     approval_mode: str = "default"
     permissions: PermissionSettings = field(default_factory=PermissionSettings)

@@ -58,6 +58,8 @@ NO_ENDPOINT_MESSAGE = (
 
 @dataclass(repr=False)
 class Runtime:
+    """One session's parts, wired: the agent with its record, tools, permissions, context, skills, memory and hooks."""
+
     settings: Settings
     paths: Paths
     agent: Agent | None

@@ -26,6 +26,8 @@ TRUSTED, DECLINED, UNKNOWN = "trusted", "declined", "unknown"
 
 @dataclass(frozen=True)
 class TrustAnswer:
+    """What the user answered for a path (trusted, declined or not asked yet), and the folder it was recorded for."""
+
     state: str  # trusted | declined | unknown
     folder: Path | None = None  # the folder the answer was given for (the path itself or a parent)
 

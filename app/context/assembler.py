@@ -52,6 +52,8 @@ _SECTION_KINDS = {
 
 @dataclass
 class ContextAssembler(TurnObserver):
+    """Builds each request the agent sends: the fixed parts once per session, then the turn's view of the history."""
+
     paths: Paths
     settings: Settings
     model: str

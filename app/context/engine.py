@@ -28,6 +28,8 @@ REQUIRED_METHODS = ("ingest", "assemble", "compact")
 
 @dataclass(frozen=True)
 class EngineInfo:
+    """What a context engine says about itself: its id, name and version, and the capabilities it declares."""
+
     id: str
     name: str
     version: str = ""
@@ -39,6 +41,8 @@ class EngineInfo:
 
 @dataclass
 class AssembleResult:
+    """What an engine's ``assemble`` returns: this turn's view of the history, and any addition to the system prompt."""
+
     messages: list[Message]
     estimated_tokens: int = 0
     system_prompt_addition: str = ""
@@ -46,6 +50,8 @@ class AssembleResult:
 
 @dataclass
 class CompactResult:
+    """What an engine's ``compact`` returns: whether it worked, whether anything was compacted, and the token counts."""
+
     ok: bool
     compacted: bool
     reason: str = ""
@@ -68,6 +74,8 @@ class MaintainResult:
 
 @dataclass
 class CommitResult:
+    """What an engine's ``commit_turn`` returns; only ``committed`` or ``duplicate`` take the turn off the queue."""
+
     status: str  # committed | duplicate (anything else keeps the turn queued)
 
 
@@ -123,6 +131,8 @@ class BuiltinEngine:
 
 @dataclass
 class EngineSelection:
+    """The engine in use for this process, the one settings asked for, and why they differ (if they do)."""
+
     engine: Any  # a ContextEngine
     requested: str
     problem: str = ""  # why the requested engine is not the one in use

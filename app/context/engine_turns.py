@@ -40,6 +40,8 @@ def durability_problem(engine: Any) -> str:
 
 @dataclass
 class PendingCommit:
+    """A finished turn waiting in the outbox for the engine to commit it, with its failed attempts."""
+
     key: str
     messages: list[dict[str, Any]]
     attempts: int = 0

@@ -82,6 +82,8 @@ class FrontmatterError(ValueError):
 
 @dataclass(frozen=True)
 class Frontmatter:
+    """A text read as its ``---`` header (as a mapping) and the body after it."""
+
     data: dict[str, Any] = field(default_factory=dict)
     body: str = ""
     # The raw text between the fences (LF line ends); None when the file has no header.

@@ -43,6 +43,8 @@ _SKIPPED_DIRS = frozenset({".git", "node_modules", "__pycache__", ".venv", "venv
 
 @dataclass(frozen=True)
 class Mention:
+    """One ``@path`` in the typed text and where it sits (``start`` is the ``@``)."""
+
     path: str  # as typed, escapes removed
     start: int
     end: int
@@ -50,6 +52,8 @@ class Mention:
 
 @dataclass(frozen=True)
 class Attachment:
+    """A mentioned file's content as attached to the message, under the path shown for it."""
+
     path: str
     text: str
 

@@ -39,6 +39,8 @@ class Row:
 
 @dataclass
 class ContextReport:
+    """What one request held, by source: what every view of the report (list, detail, map, json) is drawn from."""
+
     source: str  # run | estimate
     generated_at: str
     session_id: str

@@ -57,6 +57,8 @@ _PRIVATE_KEY_END = re.compile(r"-----END[ A-Z0-9_-]{0,100}PRIVATE KEY(?: BLOCK)?
 
 @dataclass(frozen=True)
 class CleanText:
+    """Memory text made safe for a request, and the credentials that were masked in it."""
+
     text: str
     findings: tuple[SecretFinding, ...] = ()
 
@@ -127,6 +129,8 @@ MASK = "[masked credential: {label}]"
 
 @dataclass
 class CleanLine:
+    """One line a repository wrote, made safe for a request (clean_untrusted)."""
+
     text: str
     # Labels of the credentials masked (e.g. "GitHub PAT"), for telling the person once.
     secrets: list[str] = field(default_factory=list)

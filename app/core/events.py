@@ -37,6 +37,8 @@ class Event:
 
 @dataclass
 class TurnStarted(Event):
+    """A turn begins for ``prompt``."""
+
     kind: str = field(init=False, default="turn_started")
     turn_id: str = ""
     prompt: str = ""
@@ -79,6 +81,8 @@ class ContextAssembled(Event):
 
 @dataclass
 class TextDelta(Event):
+    """More of the answer's text, as it streams in."""
+
     kind: str = field(init=False, default="text_delta")
     text: str = ""
 
@@ -88,6 +92,8 @@ class TextDelta(Event):
 
 @dataclass
 class ReasoningDelta(Event):
+    """More of the model's reasoning, as it streams in (shown apart from the answer)."""
+
     kind: str = field(init=False, default="reasoning_delta")
     text: str = ""
 
@@ -108,6 +114,8 @@ class StreamReset(Event):
 
 @dataclass
 class Retrying(Event):
+    """A request failed in a way worth retrying; it is sent again after ``delay`` seconds."""
+
     kind: str = field(init=False, default="retrying")
     attempt: int = 0
     max_attempts: int = 0
@@ -138,6 +146,8 @@ class AssistantMessage(Event):
 
 @dataclass
 class ToolCallStarted(Event):
+    """A tool call was allowed and starts running."""
+
     kind: str = field(init=False, default="tool_call_started")
     call: ToolCall = field(default_factory=lambda: ToolCall("", ""))
     summary: str = ""
@@ -176,6 +186,8 @@ class ApprovalNeeded(Event):
 
 @dataclass
 class ToolCallFinished(Event):
+    """A tool call ended: it ran (ok or error), or it was rejected or cancelled before it could."""
+
     kind: str = field(init=False, default="tool_call_finished")
     call: ToolCall = field(default_factory=lambda: ToolCall("", ""))
     status: str = "ok"  # ok | error | rejected | cancelled
@@ -224,6 +236,8 @@ class Notice(Event):
 
 @dataclass
 class TurnFinished(Event):
+    """The model answered without asking for more tools: the turn is done."""
+
     kind: str = field(init=False, default="turn_finished")
     turn_id: str = ""
     result: str = ""
@@ -255,6 +269,8 @@ class TurnFailed(Event):
 
 @dataclass
 class TurnCancelled(Event):
+    """The turn was cancelled; history and record are left valid to resend."""
+
     kind: str = field(init=False, default="turn_cancelled")
     turn_id: str = ""
 
@@ -293,6 +309,8 @@ class CompactionPending(Event):
 
 @dataclass
 class CompactionStarted(Event):
+    """Compaction of the history begins (``trigger`` says why)."""
+
     kind: str = field(init=False, default="compaction_started")
     trigger: str = ""
     tokens: int = 0
@@ -303,6 +321,8 @@ class CompactionStarted(Event):
 
 @dataclass
 class CompactionFinished(Event):
+    """Compaction ended, compressed or not; ``message`` says how, with the numbers."""
+
     kind: str = field(init=False, default="compaction_finished")
     trigger: str = ""
     ok: bool = False
@@ -325,6 +345,8 @@ class CompactionFinished(Event):
 
 @dataclass
 class MicroCompacted(Event):
+    """Old tool results were cleared from the history without a model call."""
+
     kind: str = field(init=False, default="micro_compacted")
     trigger: str = ""
     cleared: int = 0

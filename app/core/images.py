@@ -23,6 +23,8 @@ _MIME_BREAKS = re.compile(r"[\r\n\t]+")
 
 @dataclass(frozen=True)
 class ImagePart:
+    """One image in the conversation: its bytes as base64 and its MIME type."""
+
     mime: str
     data: str  # base64
     source: str = ""  # what produced it, for people: "read_file logo.png"

@@ -35,6 +35,8 @@ class OverlayConflict(Exception):
 
 @dataclass(frozen=True)
 class OverlayChange:
+    """What applying the overlay would do to one real file, with the lines added and removed."""
+
     path: Path  # the real path
     kind: str  # write | create | delete
     added: int = 0

@@ -60,6 +60,8 @@ GROUP_ORDER = (
 
 @dataclass
 class RequestPart:
+    """One piece of the request: what it adds, where it came from, and what it weighs."""
+
     block: str  # system | tools | messages
     kind: str  # a key of KIND_GROUPS
     name: str  # what a person calls it: "base prompt", "QWEN.md", "read_file", "user #3"
@@ -83,6 +85,8 @@ class RequestPart:
 
 @dataclass
 class AssembledRequest:
+    """Everything one request sends, part by part, with the model and window it is meant for."""
+
     parts: list[RequestPart]
     messages: list[Message]
     tools: list[dict[str, Any]]

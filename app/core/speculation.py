@@ -137,6 +137,8 @@ class _PreToolUseOnly:
 
 @dataclass
 class Speculation:
+    """One speculative turn: the suggestion run by a forked agent into an overlay, until accepted or dropped."""
+
     prompt: str
     base: Agent = field(repr=False)
     overlay: OverlayFileSystem = field(repr=False)

@@ -20,12 +20,16 @@ MAX_TOOL_OUTPUT_TO_HOOK = 16_000
 
 @dataclass
 class ToolVerdict:
+    """What the PreToolUse hooks said about a tool call: deny, ask, allow, or nothing."""
+
     decision: str = ""  # "", deny, ask, allow
     reason: str = ""
 
 
 @dataclass
 class AgentHookBridge:
+    """Runs the hooks at each point of a turn and keeps what they add until the agent takes it."""
+
     runner: HookRunner
     reminders: list[str] = field(default_factory=list)  # context hooks gave, waiting for the next request
     notices: list[str] = field(default_factory=list)  # problems to tell the person about (each once)

@@ -18,6 +18,8 @@ LAST_RUNS_FILE = "hooks-last-runs.json"
 
 @dataclass(frozen=True)
 class LastRun:
+    """How one hook went the last time it ran, and when."""
+
     summary: str
     at: float  # seconds since the epoch
     session_id: str = ""

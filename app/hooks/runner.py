@@ -25,6 +25,8 @@ MAX_CONTEXT_CHARS = 4_000
 
 @dataclass
 class HookResult:
+    """One run of one hook: the answer it gave, or what went wrong (its answer is then ignored)."""
+
     spec: HookSpec
     ok: bool
     answer: dict[str, Any] = field(default_factory=dict)

@@ -23,6 +23,8 @@ MAX_TIMEOUT = 600.0
 
 @dataclass(frozen=True)
 class HookSpec:
+    """One configured hook: the event it answers, the command it runs, and the file it came from."""
+
     event: str
     command: tuple[str, ...]  # argv: never run through a shell
     matcher: str | None = None  # a regex on what the event is about (tool name, trigger, source)

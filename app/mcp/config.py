@@ -23,6 +23,8 @@ _KNOWN = {
 
 @dataclass(frozen=True)
 class ServerConfig:
+    """One MCP server as configured: how to reach it, which of its tools to take, and the layer it came from."""
+
     name: str
     transport: str  # stdio | http | sse
     layer: str = "user"  # user | project

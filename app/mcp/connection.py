@@ -53,6 +53,8 @@ class RemotePrompt:
 
 @dataclass(frozen=True)
 class RemoteResource:
+    """A resource the server lists, by URI."""
+
     uri: str
     name: str
     mime_type: str = ""
@@ -60,6 +62,8 @@ class RemoteResource:
 
 @dataclass(frozen=True)
 class CallOutcome:
+    """What a tool call on the server gave back: its text, whether it failed, and any images."""
+
     text: str
     is_error: bool
     images: tuple[tuple[str, str], ...] = ()  # (mime, base64 data)

@@ -9,6 +9,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class SlashCommand:
+    """One /command: its name and aliases, what it does, and the App action it runs."""
+
     name: str
     description: str
     action: str  # the App action it runs
@@ -108,6 +110,8 @@ def complete_command(text: str, extra: Sequence[SlashCommand] = ()) -> str | Non
 
 @dataclass
 class ParsedCommand:
+    """A typed line read as /command and argument; ``command`` is None for a word that names none."""
+
     command: SlashCommand | None  # None: looks like a command but is unknown
     word: str
     argument: str

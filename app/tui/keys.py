@@ -13,6 +13,8 @@ from textual.binding import Binding, BindingsMap
 
 @dataclass(frozen=True)
 class KeySpec:
+    """One key of the table; ``id`` is what a user keymap names to remap it."""
+
     id: str
     key: str
     action: str

@@ -101,6 +101,8 @@ def _fence(content: str) -> str:
 
 @dataclass
 class Attachments:
+    """What goes back into the conversation after a summary: recent files (whole or by name), skills, images."""
+
     embeds: list[str] = field(default_factory=list)
     references: list[str] = field(default_factory=list)
     skills: list[str] = field(default_factory=list)

@@ -43,6 +43,8 @@ MIN_SUMMARY_TOKENS = 1_024
 
 @dataclass
 class CompactionResult:
+    """How one compaction went: its status and token counts, and the new history when it compressed."""
+
     trigger: str  # manual | auto | hard | overflow
     status: CompressionStatus
     tokens_before: int
@@ -91,6 +93,8 @@ class CompactionResult:
 
 @dataclass
 class Compactor:
+    """Decides when the history must be compacted and does it, pausing auto-compaction after repeated failures."""
+
     provider: Provider
     settings: CompactionSettings
     counter: TokenCounter

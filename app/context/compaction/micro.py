@@ -25,6 +25,8 @@ DEFAULT_SIZE_CHARS = 500_000
 
 @dataclass
 class MicroSettings:
+    """How eager micro-compaction is: the results it always keeps, and its idle and size triggers."""
+
     keep_recent: int = DEFAULT_KEEP
     idle_minutes: float = DEFAULT_IDLE_MINUTES  # < 0 disables the idle trigger
     size_chars: int = DEFAULT_SIZE_CHARS  # < 0 disables the size trigger
@@ -36,6 +38,8 @@ class MicroSettings:
 
 @dataclass
 class MicroResult:
+    """What one micro-compaction did: the history it left, what set it off and which results it cleared."""
+
     messages: list[Message]
     trigger: str | None = None
     cleared_ids: list[str] = field(default_factory=list)

@@ -16,6 +16,8 @@ MISSING_RESULT = "[agentctx] missing tool result in session history; inserted sy
 
 @dataclass
 class PairRepair:
+    """The view after the pairing repair: orphan results dropped, and error results added for calls that had none."""
+
     messages: list[Message]
     dropped_orphans: int = 0
     added_results: int = 0

@@ -40,6 +40,8 @@ def cjk_count(text: str) -> int:
 
 @dataclass
 class PruneResult:
+    """The view to send after pruning, and how many old tool results were trimmed or cleared."""
+
     messages: list[Message]
     trimmed: int = 0
     cleared: int = 0

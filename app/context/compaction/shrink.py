@@ -30,6 +30,8 @@ CUT_MARKER = (
 
 @dataclass
 class Shrunk:
+    """The conversation after its largest parts were cut to head and tail, and what each cut took."""
+
     messages: list[Message]
     # (message index, chars before, chars after) for every part that was cut.
     cuts: list[tuple[int, int, int]] = field(default_factory=list)

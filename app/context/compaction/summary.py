@@ -62,6 +62,8 @@ def compression_system_prompt(focus: str = "", hook_text: str = "") -> str:
 
 @dataclass
 class SummaryOutcome:
+    """What the summarizer request gave: the summary, the checks' verdict and the tokens it took."""
+
     status: CompressionStatus
     raw: str = ""
     summary: str = ""  # the raw text with the analysis stripped

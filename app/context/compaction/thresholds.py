@@ -24,6 +24,8 @@ DEFAULT_SOURCE = "the default formula: auto at max(70% of the window, window - 3
 
 @dataclass(frozen=True)
 class Thresholds:
+    """The token counts where a window's warn, auto and hard bands start."""
+
     window: float
     effective_window: float
     warn: float

@@ -53,12 +53,16 @@ class BudgetEntry(NamedTuple):
 
 @dataclass(frozen=True)
 class BudgetCaps:
+    """The two caps in chars: one file's, and all instruction files' together."""
+
     per_file: int
     total: int
 
 
 @dataclass(frozen=True)
 class BudgetedFile:
+    """One instruction file after the budget: what of it is injected, and what cut it."""
+
     name: str
     # What is injected: the content, a truncated form of it, or "" when the budget ran out first.
     text: str

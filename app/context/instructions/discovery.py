@@ -27,6 +27,8 @@ from app.paths import QWEN_DIR
 
 @dataclass(frozen=True)
 class DiscoveredFile:
+    """An instruction file that applies to the working directory, found but not read yet."""
+
     # Absolute; a symlinked file keeps its own name here and is read through the link.
     path: Path
     display_path: str
@@ -48,6 +50,8 @@ class SkippedFile:
 
 @dataclass
 class Discovery:
+    """The instruction files that apply, in the order they are injected, and the candidates that could not be read."""
+
     files: list[DiscoveredFile] = field(default_factory=list)
     skipped: list[SkippedFile] = field(default_factory=list)
     # The real git root of cwd (None when there is none); it anchors the local slot.

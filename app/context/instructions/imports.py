@@ -42,6 +42,8 @@ _URL = re.compile(r"^(file|https?)://")
 
 @dataclass(frozen=True)
 class ImportMatch:
+    """One ``@path`` import in a text, and where it sits."""
+
     start: int  # index of the "@"
     end: int  # index just past the path
     path: str
@@ -49,12 +51,16 @@ class ImportMatch:
 
 @dataclass
 class ImportNode:
+    """One file in the tree of imports, with the files it imports."""
+
     path: str
     imports: list[ImportNode] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
 class ImportWarning:
+    """An import left unexpanded (it failed, or the depth limit was reached), worded for a person."""
+
     # The file whose text held the import (None when the caller named no file).
     file: Path | None
     message: str
@@ -65,6 +71,8 @@ class ImportWarning:
 
 @dataclass
 class ImportResult:
+    """A text with its imports expanded, the tree of files reached, and the warnings."""
+
     content: str
     tree: ImportNode
     warnings: list[ImportWarning] = field(default_factory=list)

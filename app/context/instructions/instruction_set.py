@@ -23,6 +23,8 @@ class FileStatus(StrEnum):
 
 @dataclass(frozen=True)
 class InstructionFile:
+    """One instruction file or rule as loaded: what became of it, and the exact block it put in the prompt."""
+
     path: Path
     display_path: str
     ui_path: str
@@ -47,6 +49,8 @@ class InstructionFile:
 
 @dataclass(frozen=True)
 class InstructionSet:
+    """Everything one load of instructions produced: files and rules, the blocks in prompt order, the caps used."""
+
     files: list[InstructionFile] = field(default_factory=list)  # discovered files: OK / TRUNCATED / ERROR
     rules: list[InstructionFile] = field(default_factory=list)  # unconditional project rules
     conditional_rules: list[Rule] = field(default_factory=list)  # wait for a matching file; never injected here

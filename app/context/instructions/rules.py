@@ -24,6 +24,8 @@ RULE_SUFFIX = ".md"
 
 @dataclass(frozen=True)
 class Rule:
+    """One rule file: its body, and the globs that make it wait for a matching file."""
+
     path: Path
     display_path: str
     # Path inside the rules directory, with "/" separators: the sort key and a stable name.
@@ -39,6 +41,8 @@ class Rule:
 
 @dataclass
 class RuleSet:
+    """The project's rules: those injected now, the conditional ones, and what could not be read."""
+
     rules: list[Rule] = field(default_factory=list)
     conditional: list[Rule] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)

@@ -228,6 +228,8 @@ class ScopedDecision(IntEnum):
 
 @dataclass(frozen=True)
 class ScopedVerdict:
+    """What the memory agents' rules say about one tool call, and the rule and reason when they deny it."""
+
     decision: ScopedDecision
     label: str | None = None  # the rule named when denying
     reason: str | None = None

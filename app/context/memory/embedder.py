@@ -55,6 +55,8 @@ def extra_installed() -> bool:
 
 @dataclass
 class WordLlamaEmbedder:
+    """The Embedder behind semantic recall: the WordLlama model loaded from its wheel."""
+
     model: Any
     name: str = "wordllama-l2_supercat-256"
 

@@ -24,6 +24,8 @@ class DocTerms:
 
 @dataclass(frozen=True)
 class MemoryEntry:
+    """One memory file as listed: its scope and path, its parsed document and what is wrong with it."""
+
     scope: MemoryScope
     path: Path  # absolute, as listed (not resolved)
     rel_path: str  # relative to the scope root, with '/' separators
@@ -81,6 +83,8 @@ TOPIC_ORDER = (*AUTO_MEMORY_TYPES, UNUSABLE_TOPIC)
 
 @dataclass(frozen=True)
 class MemoryGroup:
+    """The entries of one scope and one type, as the memory panel and ``memory list`` show them."""
+
     scope: MemoryScope
     topic: str  # one of the four types, or UNUSABLE_TOPIC
     entries: tuple[MemoryEntry, ...]

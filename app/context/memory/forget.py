@@ -45,6 +45,8 @@ _BULLET = re.compile(r"^[-*+][ \t]+(\S.*)$")
 
 @dataclass(frozen=True)
 class BodyEntry:
+    """One top-level bullet of a memory's body, with its indented continuation lines."""
+
     summary: str  # the bullet's first line
     text: str  # the bullet with its continuation lines
     first_line: int
@@ -107,6 +109,8 @@ class ForgetSelectorError(ValueError):
 
 @dataclass(frozen=True)
 class ForgetCandidate:
+    """Something a forget request may be about: a whole memory file, or one bullet of a body that lists several."""
+
     id: str
     entry: MemoryEntry
     summary: str
@@ -120,6 +124,8 @@ class ForgetCandidate:
 
 @dataclass(frozen=True)
 class ForgetSelection:
+    """The candidates chosen for a forget request, and how: by the model, by text matching, or none at all."""
+
     strategy: str  # model | heuristic | none
     candidates: tuple[ForgetCandidate, ...] = ()
     reasoning: str | None = None
@@ -132,6 +138,8 @@ class ForgetSelection:
 
 @dataclass(frozen=True)
 class ForgetResult:
+    """What apply_forget did: the files deleted or rewritten, the topics touched, and a sentence for the person."""
+
     removed: int  # entries
     deleted: tuple[Path, ...] = ()
     rewritten: tuple[Path, ...] = ()
@@ -298,6 +306,8 @@ def _system_template() -> str:
 
 @dataclass(frozen=True)
 class ForgetPreviewItem:
+    """What a confirmed forget will do to one file: delete it, or take some of its bullets out."""
+
     entry: MemoryEntry
     whole_file: bool
     removed: tuple[str, ...] = ()  # the bullets' first lines, when the file stays

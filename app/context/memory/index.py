@@ -132,6 +132,8 @@ _TRAILING_PUNCTUATION = re.compile(r"[.,;:!?)\]}'\"`]+$")
 
 @dataclass(frozen=True)
 class IndexLine:
+    """One pointer line of a new index, with the memories it points to and the newest one's time."""
+
     text: str
     mtime: float  # the newest of the memories the line points to
     paths: tuple[Path, ...] = ()
@@ -139,6 +141,8 @@ class IndexLine:
 
 @dataclass(frozen=True)
 class IndexText:
+    """A new index's text within the limits, and the lines that had to be left out."""
+
     text: str
     kept: int
     dropped: tuple[IndexLine, ...] = ()
@@ -150,6 +154,8 @@ class IndexText:
 
 @dataclass(frozen=True)
 class IndexWrite:
+    """What rebuilding a scope's MEMORY.md did: the file, its index, and whether it was written."""
+
     path: Path
     index: IndexText
     written: bool  # False when the file already held exactly this text

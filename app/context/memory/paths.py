@@ -275,6 +275,8 @@ MAX_MEMORY_FILE_BYTES = 256 * 1024
 
 @dataclass(frozen=True)
 class FileText:
+    """A memory file's text as read (at most its first MAX_MEMORY_FILE_BYTES), and what was wrong with it."""
+
     text: str
     size: int
     mtime: float  # of the file that was read (stat'ed through the open handle)

@@ -67,6 +67,8 @@ def doc_terms(entry: MemoryEntry) -> DocTerms:
 
 @dataclass(frozen=True)
 class Ranked:
+    """One memory's BM25F score for a question, with what decides whether it is relevant and how ties break."""
+
     entry: MemoryEntry
     score: float
     coverage: float  # the share of the question's weight this memory carries

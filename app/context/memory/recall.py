@@ -55,6 +55,8 @@ class RecallStrategy(StrEnum):
 
 @dataclass(frozen=True)
 class RecallResult:
+    """The memories recalled for a request, how they were chosen, and the reminder that carries them."""
+
     strategy: RecallStrategy
     entries: tuple[MemoryEntry, ...] = ()
     reminder: str = ""  # the <system-reminder> text; empty when nothing was recalled

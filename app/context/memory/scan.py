@@ -58,6 +58,8 @@ MAX_CACHED_ROOTS = 8
 
 @dataclass(frozen=True)
 class _Found:
+    """A file the walk came upon, before it is read; ``stamp`` is set when its entry may be cached."""
+
     path: str
     rel_path: str  # with '/' separators
     is_symlink: bool
@@ -86,6 +88,8 @@ class MemoryListing(list[MemoryEntry]):
 
 @dataclass
 class _ScopeState:
+    """What is kept of one scope root between listings, so the next one reads only what changed."""
+
     current: dict[str, tuple[_Stamp, MemoryEntry]]
     entries: tuple[MemoryEntry, ...]  # sorted
     volatile: dict[str, _Found]  # listed but not cached (symlinks, unreadable, read while racy): read every time

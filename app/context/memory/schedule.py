@@ -105,6 +105,8 @@ class _HistoryMessage(Protocol):
 
 @dataclass(frozen=True)
 class ExtractCursor:
+    """How far into a session's history memories were already extracted (``extract-cursor.json``)."""
+
     updated_at: str = EPOCH_ISO
     session_id: str | None = None
     processed_offset: int | None = None
@@ -280,6 +282,8 @@ class LockState(StrEnum):
 
 @dataclass(frozen=True)
 class LockStatus:
+    """How the consolidation lock stands: free, held or stale, with its holder's PID and its age."""
+
     state: LockState
     pid: int | None = None
     age: float | None = None  # seconds
@@ -435,6 +439,8 @@ class DreamSkipReason(StrEnum):
 
 @dataclass(frozen=True)
 class DreamGateInput:
+    """Everything the dream's gates look at, given by the caller so that evaluate_dream_gates stays pure."""
+
     now: float  # seconds since the epoch
     session_id: str
     enabled: bool = True
@@ -452,6 +458,8 @@ class DreamGateInput:
 
 @dataclass(frozen=True)
 class DreamGateDecision:
+    """Whether to dream now (else the first gate that failed), and what the caller must record or remove."""
+
     reason: DreamSkipReason | None  # None: go ahead
     scanned_at: float | None = None  # set when sessions were counted: record it as the last scan
     sessions_since_dream: int | None = None

@@ -32,6 +32,8 @@ from app.context.memory.paths import is_team_auto_mem_path
 
 @dataclass(frozen=True)
 class SecretRule:
+    """One gitleaks rule kept here: the credential it names and the patterns that find it."""
+
     rule_id: str
     # The rule fires when any pattern matches.
     patterns: tuple[str, ...]
@@ -173,6 +175,8 @@ def has_private_key_block(text: str) -> bool:
 
 @dataclass(frozen=True)
 class SecretFinding:
+    """A rule that fired: its id and a label for a person, never the text that matched."""
+
     rule_id: str
     label: str
 
@@ -193,6 +197,8 @@ def _matcher(rule: SecretRule, pattern: str) -> Callable[[str], bool]:
 
 @dataclass(frozen=True)
 class _CompiledRule:
+    """A rule ready to run: its needles are a cheap test before any matcher runs."""
+
     finding: SecretFinding
     needles: tuple[str, ...]
     matchers: tuple[Callable[[str], bool], ...]

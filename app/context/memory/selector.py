@@ -50,6 +50,8 @@ class RecallSelectorError(ValueError):
 
 @dataclass(frozen=True)
 class SelectorRequest:
+    """The recall selector's side query, ready to send, with the memories its short ids stand for."""
+
     system: str
     prompt: str
     schema: dict[str, Any]

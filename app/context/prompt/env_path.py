@@ -12,6 +12,8 @@ _OFF_VALUES = frozenset({"0", "false"})
 
 @dataclass(frozen=True)
 class EnvPath:
+    """What an environment variable said: a switch (on or off), a path, or nothing usable."""
+
     is_switch: bool
     value: str | None  # the lower-cased switch, an absolute path, or None when unset
     is_disabled: bool

@@ -23,6 +23,8 @@ DEFAULT_STATUS_LINES = 20
 
 @dataclass(frozen=True)
 class GitInfo:
+    """What git said about the repository: the branch, HEAD, recent commits and changed files."""
+
     root: Path
     branch: str | None  # None on a detached HEAD or when it could not be read
     head: str | None  # short hash of HEAD; None before the first commit

@@ -23,6 +23,8 @@ LINE_PREFIX = "git: "
 
 @dataclass
 class GitSnapshot:
+    """The prompt's git section, fenced, and the credentials masked in it (to tell the person)."""
+
     text: str
     secrets: list[str] = field(default_factory=list)  # labels of credentials masked in it
 

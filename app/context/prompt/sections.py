@@ -30,6 +30,8 @@ class PromptSection:
 
 @dataclass
 class SystemPrompt:
+    """The whole system prompt as its sections in order; ``text`` joins them."""
+
     sections: list[PromptSection]
     # How many leading sections make up the base (built-in sections 1-6, or the system.md file that replaces them).
     base_count: int

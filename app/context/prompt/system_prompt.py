@@ -30,6 +30,8 @@ def home_or_none() -> Path | None:
 
 @dataclass
 class PromptContext:
+    """What build_system_prompt works from: the directories, the model, the texts assembled elsewhere, git."""
+
     cwd: Path
     project_root: Path
     model: str = ""

@@ -27,6 +27,8 @@ class InvalidGlob(ValueError):
 
 @dataclass(frozen=True)
 class _Gate:
+    """One conditional skill's globs as written and compiled together into one regex."""
+
     patterns: tuple[str, ...]  # as written: a reload keeps activation only while these are unchanged
     regex: re.Pattern[str] | None  # None when no pattern compiled: the skill can never activate
 

@@ -30,6 +30,8 @@ SKILLS_DIR = "skills"
 
 @dataclass(frozen=True)
 class SkillsDir:
+    """One directory skills are looked for in, and the level its skills get."""
+
     level: SkillLevel
     path: Path
     # Where a skill found here may resolve to through symlinks (none: anywhere, for bundled skills).
@@ -38,6 +40,8 @@ class SkillsDir:
 
 @dataclass
 class Discovery:
+    """What a search of the skills dirs found: the skills that win, the ones they hide, and the problems."""
+
     skills: list[Skill] = field(default_factory=list)  # the winners, in priority order
     shadowed: list[tuple[Skill, Skill]] = field(default_factory=list)  # (hidden skill, the one that wins)
     problems: list[SkillProblem] = field(default_factory=list)

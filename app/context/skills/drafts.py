@@ -40,6 +40,8 @@ def drafts_dir(config_dir: Path) -> Path:
 
 @dataclass
 class Draft:
+    """A drafted skill waiting for the person to keep or discard it, and what is known of where it came from."""
+
     name: str
     path: Path  # the draft's folder
     description: str = ""

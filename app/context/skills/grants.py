@@ -39,6 +39,8 @@ GRANT_REFUSED = "allowedTools grant refused"
 
 @dataclass(frozen=True)
 class SkillGrant:
+    """The calls one loaded skill lets run without asking; kept until the grant is revoked."""
+
     skill: str
     rules: tuple[PermissionRule, ...]
     warnings: tuple[str, ...] = ()  # entries that are not valid rules, to tell the person

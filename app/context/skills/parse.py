@@ -36,6 +36,8 @@ class SkillParseError(Exception):
 
 @dataclass(frozen=True)
 class ParsedSkill:
+    """A SKILL.md read in full: the Skill and the body the skill tool loads (a Skill keeps no body)."""
+
     skill: Skill
     body: str  # trimmed
 

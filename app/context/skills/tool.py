@@ -49,6 +49,8 @@ ARGS_NOT_TEXT = 'Parameter "args" must be a string when provided.'
 
 @dataclass
 class SkillToolResult(ToolResult):
+    """The skill tool's result, carrying the invocation whose allowedTools the caller grants."""
+
     # Set only when the body was loaded just now; None for "already loaded".
     invocation: SkillInvocation | None = None
 

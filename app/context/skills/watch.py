@@ -50,6 +50,8 @@ Fingerprint = tuple[tuple[str, int | None, int | None], ...]
 
 @dataclass(frozen=True)
 class WatchPlan:
+    """The directories to watch so that a change to any skill in the given skills dirs is seen."""
+
     paths: tuple[str, ...]  # every one exists and is watched without recursion
     targets: tuple[str, ...]  # the skills dirs these paths stand for
 

@@ -11,6 +11,8 @@ from app.core.llm.types import FinishPiece, InterruptedPiece, ReasoningPiece, St
 
 @dataclass
 class _PendingCall:
+    """One tool call while its fragments are still arriving."""
+
     id: str = ""
     name: str = ""
     arguments: list[str] = field(default_factory=list)

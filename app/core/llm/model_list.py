@@ -17,6 +17,8 @@ LIST_TIMEOUT_SECONDS = 10.0
 
 @dataclass
 class ModelList:
+    """The models the endpoint offers, or a sentence saying why they could not be listed."""
+
     models: list[str] = field(default_factory=list)
     problem: str = ""
 

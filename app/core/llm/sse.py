@@ -23,6 +23,8 @@ DEFAULT_MAX_LINE_BYTES = 1_000_000
 
 @dataclass(frozen=True)
 class ServerEvent:
+    """One event of the stream: its data lines joined, and its ``event:`` name if it had one."""
+
     data: str
     event: str = ""
 

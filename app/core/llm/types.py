@@ -34,11 +34,15 @@ class ChatRequest:
 
 @dataclass
 class TextPiece:
+    """A piece of the answer's text."""
+
     text: str
 
 
 @dataclass
 class ReasoningPiece:
+    """A piece of a thinking model's reasoning, kept apart from the answer."""
+
     text: str
 
 
@@ -54,11 +58,15 @@ class ToolCallPiece:
 
 @dataclass
 class UsagePiece:
+    """The token usage the server reported for the request."""
+
     usage: Usage
 
 
 @dataclass
 class FinishPiece:
+    """Why the server ended the answer (``stop``, ``length``, ``tool_calls``...)."""
+
     reason: str | None
 
 

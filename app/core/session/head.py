@@ -31,6 +31,8 @@ _CONTENT = r'"content"\s*:\s*"'
 
 @dataclass
 class SessionHead:
+    """What the top of a session file says: the first prompt, when the session began, and its git branch."""
+
     first_prompt: str = ""
     started_at: datetime | None = None
     git_branch: str | None = None
@@ -38,6 +40,8 @@ class SessionHead:
 
 @dataclass
 class _LineFacts:
+    """The few fields the head reader wants from one record line (None where the line does not say)."""
+
     type: str | None = None
     timestamp: str | None = None
     content: str | None = None

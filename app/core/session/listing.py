@@ -25,6 +25,8 @@ class SessionNotFound(ValueError):
 
 @dataclass
 class SessionSummary:
+    """One saved session as listings show it, read from its file's head and tail only."""
+
     session_id: str
     path: Path
     first_prompt: str
@@ -45,6 +47,8 @@ class SessionSummary:
 
 @dataclass
 class SessionFile:
+    """A session file in the chats directory, with the stat facts that order the listing."""
+
     path: Path
     mtime: float
     size: int

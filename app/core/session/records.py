@@ -76,6 +76,8 @@ def parse_timestamp(text: str | None) -> datetime | None:
 
 @dataclass
 class Record:
+    """One line of a session file: a conversation message or a system entry, chained to its parent by uuid."""
+
     uuid: str
     parent_uuid: str | None
     session_id: str

@@ -39,6 +39,8 @@ _loaded_before = False
 
 @dataclass
 class LoadedSession:
+    """A session file read back: the conversation to resend, its records, and what else resuming needs."""
+
     session_id: str
     path: Path
     messages: list[Message] = field(default_factory=list)

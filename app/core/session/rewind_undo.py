@@ -35,6 +35,8 @@ REWIND_TOOL = "rewind"
 
 @dataclass
 class FileRestore:
+    """One file the undo will put back as it was (or remove), if it still holds what the agent left."""
+
     path: Path
     shown: str  # relative to the project
     content: bytes | None  # None: the file did not exist, so it is removed
@@ -47,6 +49,8 @@ class FileRestore:
 
 @dataclass
 class UndoPlan:
+    """What undoing back to a rewind point would do, and what it cannot undo; the person is asked before it is applied."""
+
     restores: list[FileRestore] = field(default_factory=list)
     refused: list[str] = field(default_factory=list)  # one sentence per file that stays as it is
     other_tool_calls: dict[str, int] = field(default_factory=dict)  # tools whose effects cannot be undone
@@ -58,12 +62,16 @@ class UndoPlan:
 
 @dataclass
 class UndoResult:
+    """The files apply_undo restored or removed, and a sentence for each one it could not."""
+
     done: list[FileRestore] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
 
 
 @dataclass
 class _Change:
+    """A file change from the record, with the tool call that made it."""
+
     change: FileChange
     tool: str
     tool_call_id: str

@@ -24,6 +24,8 @@ _SEARCHED_ROLES = ("user", "assistant")
 
 @dataclass
 class SearchHit:
+    """A session that matches a search: where the words were found, and a snippet around them."""
+
     summary: SessionSummary
     where: str  # "title" | "first prompt" | "message"
     snippet: str

@@ -33,6 +33,8 @@ _MESSAGE_TYPES = {b"user", b"assistant", b"tool_result"}
 
 @dataclass
 class SessionTail:
+    """What the last 64 KB of a session file say: its current title and git branch."""
+
     title: str | None = None
     title_source: str | None = None
     # Bytes written after the newest title record (None: no title in the tail).

@@ -22,6 +22,8 @@ class ToolKind(str, Enum):
 
 @dataclass
 class ToolResult:
+    """What a tool call returns: the output the model reads, and what the transcript and a rewind need."""
+
     output: str
     is_error: bool = False
     summary: str = ""  # one line for the collapsed tool-call row, e.g. "120 lines" or "exit 0"

@@ -14,6 +14,8 @@ from app.core.tools.text import load_text, plural
 
 @dataclass
 class PlannedEdit:
+    """An edit worked out but not yet written: the file's text before and after."""
+
     path: Path
     before: str
     after: str

@@ -92,6 +92,8 @@ class FileChange:
 
 @dataclass
 class Before:
+    """A file as it was just before edit or write_file wrote it (its bytes only when under the cap)."""
+
     path: Path
     existed: bool
     data: bytes | None

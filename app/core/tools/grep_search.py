@@ -37,6 +37,8 @@ _PLAIN_NAME_GLOB = re.compile(r"[\w.*?-]+")
 
 @dataclass
 class _Hit:
+    """One matching line, as grep_search reports it."""
+
     path: Path
     number: int
     text: str
@@ -44,6 +46,8 @@ class _Hit:
 
 @dataclass
 class _Search:
+    """The matching lines read so far, up to READ_BUDGET of them."""
+
     hits: list[_Hit] = field(default_factory=list)
     # Set when READ_BUDGET stopped the reading, so there were more matches than were looked at.
     cut_short: bool = False

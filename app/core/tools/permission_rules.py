@@ -29,6 +29,8 @@ class RuleSyntaxError(ValueError):
 
 @dataclass(frozen=True)
 class PermissionRule:
+    """One rule as parsed: the tool it names, and the pattern a call's subject must match (if any)."""
+
     tool: str
     pattern: str | None = None  # None: every call of the tool
 

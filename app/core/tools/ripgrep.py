@@ -37,6 +37,8 @@ class RipgrepFailed(Exception):
 
 @dataclass(frozen=True)
 class Ripgrep:
+    """An ``rg`` binary, and the argument lists grep_search and glob run it with."""
+
     binary: Path
 
     def files_args(self, top: Path) -> list[str]:

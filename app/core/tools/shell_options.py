@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 @dataclass(frozen=True)
 class OptionSpec:
+    """The options a program takes, in getopt_long's terms; any other option is refused."""
+
     flags: str = ""  # short options without a value: "lah"
     valued: str = ""  # short options that take a value: "n" (-n5, -n 5)
     long_flags: frozenset[str] = frozenset()  # "--stat"
@@ -47,6 +49,8 @@ def spec(
 
 @dataclass
 class ParsedOptions:
+    """A program's arguments split into options and operands, or the first word that could not be read."""
+
     options: list[tuple[str, str | None]] = field(default_factory=list)  # ("-n", "5"), ("--stat", None)
     operands: list[str] = field(default_factory=list)
     rest_at: int = 0  # index in args where the operands start (permute=False)

@@ -20,6 +20,8 @@ from app.core.tools.shell_options import OptionSpec, spec
 
 @dataclass(frozen=True)
 class ReadOnlyCommand:
+    """One row of the table: the options a command may take while it only reads, and which operands it reads."""
+
     options: OptionSpec
     max_operands: int | None = None  # None: any number
     paths: str = "all"  # which operands it reads: "all", "none", "after-pattern", "maybe" (git: revision or path)

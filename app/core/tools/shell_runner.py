@@ -74,6 +74,8 @@ class OutputCapture:
 
 @dataclass
 class CommandOutcome:
+    """How a shell command ended: its output (the middle cut when long), exit code, and what had to be killed."""
+
     output: str
     exit_code: int | None  # None when the command was killed for running too long
     timed_out: bool = False

@@ -80,6 +80,8 @@ class Word:
 
 @dataclass
 class Redirect:
+    """One redirection of a simple command (``2>/dev/null``, ``>out.txt``, a heredoc)."""
+
     operator: str
     target: str
     fd: str | None = None
@@ -120,6 +122,8 @@ class SimpleCommand:
 
 @dataclass
 class ShellScript:
+    """A parsed command line: its simple commands and the scripts inside ``$(...)``, or why it cannot be analysed."""
+
     commands: list[SimpleCommand] = field(default_factory=list)
     operators: list[str] = field(default_factory=list)
     substitutions: list[ShellScript] = field(default_factory=list)

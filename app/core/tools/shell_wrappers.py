@@ -38,6 +38,8 @@ MAX_DEPTH = 8  # bash -c 'bash -c "..."' nesting followed before giving up
 
 @dataclass(frozen=True)
 class Wrapper:
+    """How one wrapper program finds the command it runs among its arguments."""
+
     options: OptionSpec
     leading: int = 0  # operands before the command: timeout DURATION, chroot NEWROOT, taskset MASK
     assignments: bool = False  # env NAME=VALUE ... COMMAND
@@ -179,6 +181,8 @@ class Invocation:
 
 @dataclass
 class Analysis:
+    """Everything a command line runs, wrappers peeled, or why that cannot be known."""
+
     invocations: list[Invocation] = field(default_factory=list)
     commands: list[SimpleCommand] = field(default_factory=list)  # every simple command, nested shells too
     scripts: list[ShellScript] = field(default_factory=list)

@@ -122,6 +122,8 @@ class SkillsScreen(ModalScreen[None]):
 
     @dataclass
     class Toggled(Message):
+        """Space on a skill: it was enabled or disabled (for this project only, when the repository brought it)."""
+
         name: str
         disabled: bool
         project: bool = False  # a skill the repository brought: switched for this project only

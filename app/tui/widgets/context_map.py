@@ -59,6 +59,8 @@ class MapRow:
 
 @dataclass
 class MapBlock:
+    """One block of the map: request parts drawn together, as tall as their tokens."""
+
     group: str
     name: str
     tokens: int
@@ -144,6 +146,8 @@ class ContextMap(Widget, can_focus=True):
 
     @dataclass
     class Opened(Message):
+        """Enter on a row: the app shows the block's (or the part's) exact text."""
+
         block: MapBlock
 
     class Left(Message):

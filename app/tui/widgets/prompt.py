@@ -21,6 +21,8 @@ NEWLINE_KEYS = {"ctrl+j", "shift+enter", "alt+enter", "ctrl+enter"}
 class PromptInput(TextArea):
     @dataclass
     class Submitted(Message):
+        """Enter with something typed: ``text`` is to be sent."""
+
         text: str
 
     class AcceptSuggestion(Message):

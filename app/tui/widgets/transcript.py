@@ -14,6 +14,8 @@ from app.core.history import Message, ToolCall
 
 @dataclass
 class Entry:
+    """One thing the person saw in the conversation: a prompt, an answer, a tool call, a notice or an error."""
+
     kind: str  # user | assistant | tool | notice | error
     text: str = ""
     reasoning: str = ""
@@ -35,6 +37,8 @@ class Entry:
 
 @dataclass
 class Transcript:
+    """The whole conversation as the person saw it, in order; widgets show a window of it."""
+
     entries: list[Entry] = field(default_factory=list)
 
     def add(self, entry: Entry) -> int:
