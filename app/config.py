@@ -18,7 +18,8 @@ import os
 import re
 import types
 import typing
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any

@@ -9,7 +9,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from functools import cached_property
 from pathlib import Path
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 import re
 from app.core.tools.text import plural
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from typing import Any
 
 # Keys named on their own line; every other key is summed up as "other settings".

@@ -9,7 +9,8 @@ from __future__ import annotations
 import asyncio
 import os
 from datetime import datetime
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 

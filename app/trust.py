@@ -15,7 +15,7 @@ so answers given before folder trust existed still hold.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.fsutil import atomic_write_text

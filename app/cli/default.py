@@ -48,20 +48,11 @@ def run(args: argparse.Namespace) -> int:
     if args.prompt is not None or bool(stdin_text.strip()):
         return _headless(args, settings, paths, stdin_text)
 
-    from app.tui.frame_cache import prepare
+    from app.tui.launch import run_tui
 
-    # Before Textual is imported: the frame this project drew last time at this size, when nothing it
-    # depends on changed (app/tui/frame_cache.py). Textual takes the screen over from it.
-    first_frame = prepare(settings, paths, resume=args.resume, continue_latest=args.continue_latest)
-    try:
-        from app.tui.launch import run_tui
-
-        # The TUI draws its own screen, already inert, on the real streams.
-        sys.stdout, sys.stderr = getattr(sys.stdout, "inner", sys.stdout), getattr(sys.stderr, "inner", sys.stderr)
-        return run_tui(settings=settings, paths=paths, resume=args.resume, continue_latest=args.continue_latest, first_frame=first_frame)
-    finally:
-        if first_frame is not None and first_frame.replayed is not None:
-            first_frame.replayed.undo()  # only when Textual never took the screen over
+    # The TUI draws its own screen, already inert, on the real streams.
+    sys.stdout, sys.stderr = getattr(sys.stdout, "inner", sys.stdout), getattr(sys.stderr, "inner", sys.stderr)
+    return run_tui(settings=settings, paths=paths, resume=args.resume, continue_latest=args.continue_latest)
 
 
 def _read_piped_stdin() -> str:

@@ -175,7 +175,7 @@ def _find(target: str, entries: list[MemoryEntry], store: MemoryStore) -> list[M
 
 def _status(args: argparse.Namespace, paths: Paths) -> int:
     from app.context.memory import inspect_lock, read_meta
-    from app.context.memory.agents import RUN_STATUS_WORDS, clock_time
+    from app.context.memory.tasks import RUN_STATUS_WORDS, clock_time
     from app.core.tools.text import plural
 
     mem = _mem(paths)

@@ -12,7 +12,8 @@ import logging
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 
 import logging
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 

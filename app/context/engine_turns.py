@@ -12,12 +12,13 @@ from __future__ import annotations
 
 import json
 import logging
-import uuid
 from collections.abc import Callable, Sequence
-from dataclasses import asdict, dataclass
+from dataclasses import asdict
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import Any
 
+from app.core.ids import random_hex
 from app.context.engine import ATOMIC_IDEMPOTENT_V1, BUILTIN_ID, CURRENT_TURN_FENCE_V1, BuiltinEngine
 from app.core.history import Message
 from app.fsutil import atomic_write_text
@@ -69,7 +70,7 @@ class TurnLedger:
 
     def begin(self, turn_start: int) -> str:
         """Lease the engine for a new logical turn whose user entry is ``history[turn_start]``."""
-        self.key = uuid.uuid4().hex
+        self.key = random_hex(32)
         self.turn_start = turn_start
         if not self.durable:
             self.active = self.builtin

@@ -33,7 +33,8 @@ start-up; measured there).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from enum import Enum
 from functools import cache
 from pathlib import Path

@@ -22,7 +22,8 @@ import os
 import re
 import stat
 import subprocess
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.core.tools.base import ToolContext

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
+from app.dataclass import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any

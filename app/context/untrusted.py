@@ -31,7 +31,8 @@ from __future__ import annotations
 
 import re
 import unicodedata
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from app.context.memory.secrets import (
     OPENAI_MARKER_PATTERN,

@@ -19,7 +19,8 @@ from __future__ import annotations
 
 import hashlib
 from collections.abc import Iterable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from app.dataclass import dataclass
 from typing import Any
 
 from app.core.history import Message, ToolCall

@@ -9,11 +9,11 @@ from __future__ import annotations
 
 import asyncio
 import time
-import uuid
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TypeVar, TYPE_CHECKING, Protocol
 
+from app.core.ids import random_hex
 from app.core.agent_compaction import MAX_OVERFLOW_COMPACTIONS, OVERFLOW_ADVICE, OVERFLOW_STUCK, AgentCompaction, Emit
 from app.core.request import ContextError
 from app.core.static_assembler import StaticAssembler
@@ -263,7 +263,7 @@ class Agent:
     # -- the turn ---------------------------------------------------------------------------
 
     async def _turn(self, prompt: str, emit: Callable[[object], None], *, resend: bool = False) -> None:
-        turn_id = uuid.uuid4().hex[:12]
+        turn_id = random_hex(12)
         finished = False
         turn_usage = Usage()
         tool_count = 0

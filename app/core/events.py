@@ -7,7 +7,8 @@ events; none of them reaches into the agent for anything else.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 

@@ -7,7 +7,8 @@ into the OpenAI wire format (``to_openai``). Nothing here knows about HTTP.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from app.dataclass import dataclass
 from typing import Any, Literal
 
 from app.core.images import ImagePart

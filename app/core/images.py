@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import base64
 import re
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import Any
 
 IMAGE_TOKEN_ESTIMATE = 1600

@@ -15,7 +15,7 @@ import re
 import shutil
 import tempfile
 from collections.abc import Iterator
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.core.tools.errors import ToolError

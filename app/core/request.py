@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from typing import Any
 
 from app.core.history import Message

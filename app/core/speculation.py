@@ -9,7 +9,8 @@ turn to the conversation as if it had been sent; anything else throws it away.
 from __future__ import annotations
 
 import asyncio
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.core.events import Event, TurnFailed, TurnFinished

@@ -6,7 +6,7 @@ agent (the memory agents, a summary) has its own fixed instructions and needs no
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 
 from app.core.history import Message, Usage
 from app.core.request import SYSTEM, AssembledRequest, RequestPart, message_parts, tool_schema_parts

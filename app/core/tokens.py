@@ -12,7 +12,7 @@ from __future__ import annotations
 import math
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import Any, Protocol
 
 EXACT, ESTIMATE, REPORTED = "exact", "estimate", "reported"

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import time
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.fsutil import atomic_write_text

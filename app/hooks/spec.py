@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import Any
 
 EVENTS = (

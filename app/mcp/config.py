@@ -8,7 +8,8 @@ message naming the setting, and the other servers still start.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import Any
 

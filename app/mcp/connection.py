@@ -14,7 +14,7 @@ import os
 import sys
 import tempfile
 from collections.abc import Callable
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import IO, Any
 

@@ -12,7 +12,8 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from typing import Any
 
 from app.core.tools.permission_rules import PermissionRule

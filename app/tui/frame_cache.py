@@ -24,7 +24,8 @@ from __future__ import annotations
 import hashlib
 import os
 import sys
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 

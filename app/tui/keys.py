@@ -6,7 +6,7 @@ can remap it; the help screen is generated from this table, so it cannot drift.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 
 from textual.binding import Binding, BindingsMap
 

@@ -1,15 +1,13 @@
-"""Opening the TUI from the command line: the settings for a demo, then the app until it exits."""
+"""Opening the TUI from the command line: the settings for a demo, the kept first frame, then the app until it exits.
+
+Textual is imported inside ``run_tui``, after the kept first frame is on screen (app/tui/frame_cache.py).
+"""
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 from app.config import Settings, load_settings
 from app.paths import Paths
-from app.tui.app import AgentctxApp
-
-if TYPE_CHECKING:
-    from app.tui.frame_cache import FirstFrame
+from app.tui.frame_cache import prepare
 
 
 def run_tui(
@@ -19,7 +17,6 @@ def run_tui(
     resume: str | None = None,
     continue_latest: bool = False,
     demo: bool = False,
-    first_frame: FirstFrame | None = None,
 ) -> int:
     paths = paths or Paths.for_cwd()
     settings = settings or load_settings(paths)
@@ -29,9 +26,17 @@ def run_tui(
         settings.memory.extraction = settings.memory.dream = settings.memory.recall_model = False
         settings.suggestions.enabled = False
         settings.sessions.auto_title = settings.sessions.recap_on_resume = False
-    from app.context.memory.scan import watch_scopes
+    # Before Textual is imported: the frame this project drew last time at this size, when nothing it
+    # depends on changed. Textual takes the screen over from it.
+    first_frame = prepare(settings, paths, resume=resume, continue_latest=continue_latest)
+    try:
+        from app.context.memory.scan import watch_scopes
+        from app.tui.app import AgentctxApp
 
-    watch_scopes(True)  # an interactive session re-reads only the memory files that changed
-    app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest, first_frame=first_frame)
-    result = app.run()
-    return int(result or 0)
+        watch_scopes(True)  # an interactive session re-reads only the memory files that changed
+        app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest, first_frame=first_frame)
+        result = app.run()
+        return int(result or 0)
+    finally:
+        if first_frame is not None and first_frame.replayed is not None:
+            first_frame.replayed.undo()  # only when Textual never took the screen over

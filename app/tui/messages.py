@@ -7,7 +7,7 @@ were posted (one queue), so a turn's "thinking…" never lands after its "idle".
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING
 
 from textual.message import Message

@@ -67,6 +67,29 @@ def test_the_memory_writers_are_not_imported_without_memories(fake_llm: FakeOpen
     assert modules & unused == set()
 
 
+# What a plain turn (no memory folder, no shell command, no compaction, a new session) never needs,
+# each loaded where it is first used; together they were about a fifth of a turn's imports.
+NOT_IMPORTED_BY_A_PLAIN_TURN = (
+    # memory: recall, the store and its listing, the agents, the index writer, the scanners
+    *(f"app.context.memory.{name}" for name in ("recall", "recall_task", "selector", "terms", "store", "scan", "agents", "index", "secrets", "entry", "document")),
+    "app.context.untrusted",
+    # the summarizer and what only a compaction uses
+    *(f"app.context.compaction.{name}" for name in ("summary", "quality", "attachments", "shrink")),
+    # the bash grammar, the read-only table and the process runner; diffs and snapshots of edits
+    *(f"app.core.tools.{name}" for name in ("shell_syntax", "shell_wrappers", "shell_readonly", "shell_runner", "diffs", "file_snapshot")),
+    # reopening a session: the listing and the record reader (orjson)
+    "app.core.session.listing", "app.core.session.resume", "app.core.session.reader", "orjson",
+    # standard modules only a rarer path needs: uuid (and platform through it), the resource readers
+    "uuid", "zipfile",
+)
+
+
+def test_a_plain_turn_leaves_the_rarer_paths_unloaded(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    fake_llm.push(Reply.text("Hello there."))
+    modules = imported_by_a_turn(fake_llm, workspace)
+    assert modules & set(NOT_IMPORTED_BY_A_PLAIN_TURN) == set()
+
+
 def test_the_listing_sees_yaml_when_a_settings_file_needs_it(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     # The control for the tests above: the same listing does show yaml once a YAML file is read.
     settings = Paths.for_cwd(workspace).user_settings_file

@@ -8,7 +8,8 @@ from __future__ import annotations
 
 import time
 from collections.abc import Awaitable, Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any

@@ -9,7 +9,8 @@ from __future__ import annotations
 
 import math
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from app.core.history import Message
 from app.core.images import IMAGE_TOKEN_ESTIMATE

@@ -7,7 +7,7 @@ request and never touches the session record.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 
 from app.core.history import Message
 

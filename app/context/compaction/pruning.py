@@ -9,7 +9,8 @@ Images are never trimmed (they weigh in the total, as OpenClaw counts them).
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import replace
+from app.dataclass import dataclass
 from functools import cache
 
 from app.core.history import Message

@@ -10,7 +10,8 @@ its head and tail with a marker, as a single oversized message already is
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from app.dataclass import dataclass
 
 from app.core.history import Message
 from app.core.tools.text import plural

@@ -10,7 +10,7 @@ from __future__ import annotations
 import asyncio
 import math
 import re
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from functools import lru_cache
 
 from app.context.compaction.outcome import CompressionStatus

@@ -11,7 +11,8 @@ puts it (near the end of the window, never below auto). With the old formula a
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 SUMMARY_RESERVE = 20_000
 AUTOCOMPACT_BUFFER = 13_000

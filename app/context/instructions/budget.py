@@ -17,7 +17,7 @@ from __future__ import annotations
 import math
 from math import floor
 from collections.abc import Iterable
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from enum import StrEnum
 from typing import NamedTuple
 

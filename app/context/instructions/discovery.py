@@ -13,7 +13,8 @@ import errno
 import os
 import stat
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.context.instructions.display import display_path, ui_path

@@ -9,7 +9,7 @@ from __future__ import annotations
 import errno
 import os
 import stat
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 # OpenClaw's MAX_WORKSPACE_BOOTSTRAP_FILE_BYTES: beyond this a file is not prose anyone wrote for the model.

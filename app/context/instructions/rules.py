@@ -8,7 +8,8 @@ other rule is injected after the instruction files.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.context.frontmatter import FrontmatterError, read_frontmatter

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import re
 import reprlib
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from functools import cache
 from typing import Any
 

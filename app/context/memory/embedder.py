@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import importlib.util
 from collections.abc import Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import Any, Protocol
 

@@ -6,7 +6,8 @@ Entries arranged for reading (``group_entries``, ``filter_entries``): grouped by
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.context.memory.document import ParsedMemory

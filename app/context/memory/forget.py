@@ -23,7 +23,8 @@ import logging
 import re
 import time
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from functools import lru_cache
 from pathlib import Path
 from string import Template

@@ -23,7 +23,7 @@ set, not validated on another one.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:  # only types here: the ranker loads with the first recall that has memories

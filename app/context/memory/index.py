@@ -42,7 +42,8 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from decimal import ROUND_HALF_UP, Decimal
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -50,7 +51,7 @@ from urllib.parse import unquote
 
 from app.context.memory.paths import MemoryScope
 from app.context.memory.paths import MemoryPaths, check_team_root
-from app.context.memory.paths import read_text_no_follow
+from app.context.memory.paths import EMPTY_INDEX_TEXT, read_text_no_follow
 from app.context.memory.textunits import truncate_with_ellipsis, utf16_len, utf16_prefix, utf16_sort_key
 from app.fsutil import atomic_write_text
 from app.paths import ensure_private_dir
@@ -350,8 +351,6 @@ def _joined_size(lines: Sequence[IndexLine]) -> int:
         return 0
     return sum(utf16_len(line.text) for line in lines) + len(lines) - 1
 
-
-EMPTY_INDEX_TEXT = "Your MEMORY.md is currently empty. When you save new memories, they will appear here."
 
 
 def index_for_prompt(content: str) -> str:

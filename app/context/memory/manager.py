@@ -19,14 +19,12 @@ from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any
 
-from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS, AgentBudget, AgentRun, build_memory_agent, run_memory_agent
 from app.context.memory.paths import MemoryScope
+from app.context.memory.tasks import TaskState
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.semantic import semantic_from_setting, warm_up
 from app.context.memory.prompt import recall_reminder
-from app.context.memory.agents import written_path
-from app.context.memory.agents import TaskState
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
 from app.core.status import StatusSink, no_status
@@ -39,6 +37,7 @@ from app.core.tools.text import plural
 # first turn that has a memory folder to look in: a session with no memory never imports them.
 if TYPE_CHECKING:
     from app.config import MemorySettings
+    from app.context.memory.agents import AgentBudget, AgentRun
     from app.context.memory.entry import MemoryEntry
     from app.context.memory.recall_task import Delivery, TurnRecall
     from app.context.memory.store import MemoryStore
@@ -208,6 +207,8 @@ class MemoryManager:
         self.start_recall(prompt, recent)
 
     def tool_ran(self, call: ToolCall, args: dict[str, Any]) -> None:
+        from app.context.memory.agents import written_path  # the memory agents' module: with the first tool call
+
         target = written_path(call.name, args)
         if target is None:
             return
@@ -267,6 +268,8 @@ class MemoryManager:
             project_root=str(self.mem.project_root), user_root=str(self.mem.user_root), memory_index=memory_prompt(self.mem) or "(none yet)"
         )
         prompt = "The newest part of the conversation:\n\n" + render_transcript(history[plan.start :])
+        from app.context.memory.agents import EXTRACTION_BUDGET
+
         try:
             run = await self._run_agent(system, prompt, roots, EXTRACTION_BUDGET)
         except asyncio.CancelledError:
@@ -304,6 +307,8 @@ class MemoryManager:
     async def _run_agent(self, system: str, prompt: str, roots: list[Path], budget: AgentBudget, *, protect_pinned: bool = False) -> AgentRun:
         """Run a memory agent within its budget: its requests, and its minutes over the whole run."""
         assert self.provider is not None
+        from app.context.memory.agents import build_memory_agent, run_memory_agent
+
         agent = build_memory_agent(
             self.provider, system, roots, max_requests=budget.max_requests, time_budget=budget.seconds, protect_pinned=protect_pinned, mem=self.mem
         )
@@ -401,6 +406,8 @@ class MemoryManager:
         if not acquire_lock(self.mem.lock_file):
             self._set(self.dream, "skipped", "another process is consolidating memories")
             return
+        from app.context.memory.agents import DREAM_BUDGET
+
         try:
             self._set(self.dream, "running", "consolidating project memories")
             root = self.mem.project_root
@@ -462,6 +469,11 @@ class MemoryManager:
 
     def background_bound(self) -> float:
         """How long the running memory work may still take at most: its agents' wall-clock limits."""
+        running = [t for t in (self._extract_task, self._dream_task) if t is not None and not t.done()]
+        if not running:
+            return 0.0
+        from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, STOP_GRACE_SECONDS
+
         bound = 0.0
         if self._extract_task is not None and not self._extract_task.done():
             # A queued run starts after the running one: two budgets.

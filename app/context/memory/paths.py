@@ -26,7 +26,7 @@ import os
 import re
 import unicodedata
 from collections.abc import Mapping
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from enum import StrEnum
 from pathlib import Path
 
@@ -67,6 +67,8 @@ AUTO_MEMORY_DIRNAME = "memory"
 USER_MEMORY_DIRNAME = "memories"
 TEAM_MEMORY_DIRNAME = "team-memory"
 INDEX_FILENAME = "MEMORY.md"
+# What the prompt shows for a scope whose index is empty or missing.
+EMPTY_INDEX_TEXT = "Your MEMORY.md is currently empty. When you save new memories, they will appear here."
 PINNED_DIRNAME = "pinned"
 META_FILENAME = "meta.json"
 CURSOR_FILENAME = "extract-cursor.json"

@@ -20,14 +20,14 @@ from __future__ import annotations
 import math
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING
 
-from app.context.memory.index import clean_index_text, index_for_prompt
 from app.context.memory.paths import (
     AUTO_MEMORY_TYPES,
+    EMPTY_INDEX_TEXT,
     INDEX_FILENAME,
     MemoryPaths,
     MemoryScope,
@@ -99,6 +99,8 @@ def load_scope_indexes(paths: MemoryPaths, *, include_team: bool | None = None) 
 def clean_shared_index(content: str) -> str:
     """A committed index may have been written by hand, by anyone with push access: each line loses the
     control and invisible characters that our own index lines never carry."""
+    from app.context.memory.index import clean_index_text
+
     return "\n".join(clean_index_text(line) for line in content.split("\n"))
 
 
@@ -118,7 +120,12 @@ def build_memory_prompt(indexes: Sequence[ScopeIndex], *, force_full: bool = Fal
 
 
 def render_scope_index(index: ScopeIndex) -> str:
-    body = index_for_prompt(index.content)
+    if index.empty:  # the index module (its writer, its limits) loads only for an index with text
+        body = EMPTY_INDEX_TEXT
+    else:
+        from app.context.memory.index import index_for_prompt
+
+        body = index_for_prompt(index.content)
     if index.scope is MemoryScope.TEAM and not index.empty:
         from app.context.untrusted import fence_repository_text
 

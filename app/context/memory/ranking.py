@@ -27,7 +27,7 @@ import math
 import threading
 from collections import Counter
 from collections.abc import Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING
 
 from app.context.memory.entry import DocTerms, MemoryEntry

@@ -13,7 +13,7 @@ import bisect
 import logging
 import time
 from collections.abc import Callable, Iterable, Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from enum import StrEnum
 from itertools import compress
 from operator import attrgetter

@@ -12,7 +12,7 @@ import asyncio
 import logging
 import time
 from collections.abc import Awaitable, Callable, Iterable, Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING, Any
 
 from app.context.memory.entry import MemoryEntry

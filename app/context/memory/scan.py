@@ -25,7 +25,7 @@ import atexit
 import bisect
 import os
 import time
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from stat import S_ISDIR, S_ISLNK
 

@@ -52,7 +52,8 @@ import os
 import re
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
+from app.dataclass import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
 from pathlib import Path

@@ -24,7 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from bisect import bisect_left
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.context.memory.paths import is_team_auto_mem_path

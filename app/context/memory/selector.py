@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from functools import lru_cache
 from typing import Any
 

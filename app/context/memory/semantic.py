@@ -14,7 +14,7 @@ from __future__ import annotations
 import logging
 import threading
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING
 
 from app.context.memory.embedder import INSTALL_HINT, Embedder, extra_installed, load_wordllama

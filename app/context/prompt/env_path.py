@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 _SWITCH_VALUES = frozenset({"0", "false", "1", "true"})

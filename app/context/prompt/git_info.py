@@ -13,7 +13,7 @@ from __future__ import annotations
 import os
 import subprocess
 import time
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 DEFAULT_COMMITS = 5

@@ -8,7 +8,8 @@ marker) and fenced under a header that calls it untrusted data.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from app.context.prompt.git_info import GitInfo
 from app.context.untrusted import clean_untrusted

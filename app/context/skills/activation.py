@@ -12,7 +12,7 @@ import os
 import re
 import warnings
 from collections.abc import Iterable
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.context.skills.model import Skill, SkillErrorCode, SkillProblem

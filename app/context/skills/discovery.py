@@ -16,7 +16,8 @@ import errno
 import os
 import stat
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.context.instructions.fspaths import is_within

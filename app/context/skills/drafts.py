@@ -12,7 +12,7 @@ import json
 import shutil
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from string import Template
 from typing import TYPE_CHECKING, Any

@@ -24,7 +24,7 @@ shows it), so the person knows why the skill's tool still asks.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import Any
 

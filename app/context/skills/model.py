@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any

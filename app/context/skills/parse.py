@@ -11,7 +11,7 @@ import os
 import reprlib
 import stat
 import unicodedata
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import Any
 

@@ -13,7 +13,7 @@ After a successful load the result carries a :class:`SkillInvocation`; its
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import Any
 
 from app.context.skills.content import already_loaded_message, build_skill_llm_content, with_arguments

@@ -25,7 +25,7 @@ import os
 import stat
 from collections.abc import Iterable, Sequence
 from contextlib import aclosing
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 

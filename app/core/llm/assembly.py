@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-import uuid
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
+from app.core.ids import random_hex
 from app.core.history import Message, ToolCall, Usage
 from app.core.llm.types import FinishPiece, InterruptedPiece, ReasoningPiece, StreamPiece, TextPiece, ToolCallPiece, UsagePiece
 
@@ -64,7 +65,7 @@ class ReplyAssembler:
     def message(self) -> Message:
         calls = [
             # Some servers omit ids; a made-up one keeps call and result paired.
-            ToolCall(id=p.id or f"call_{uuid.uuid4().hex[:12]}", name=p.name, arguments="".join(p.arguments))
+            ToolCall(id=p.id or f"call_{random_hex(12)}", name=p.name, arguments="".join(p.arguments))
             for _, p in sorted(self.calls.items())
         ]
         return Message(role="assistant", content="".join(self.text), tool_calls=calls, reasoning="".join(self.reasoning))

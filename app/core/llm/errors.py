@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from app.dataclass import dataclass
 
 # Phrases servers use when the prompt does not fit the window: OpenAI and vLLM ("maximum context length"),
 # Anthropic-style proxies ("prompt is too long", "input is too long"), DashScope ("Range of input length

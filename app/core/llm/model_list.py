@@ -7,7 +7,8 @@ have to translate.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from app import __version__
 

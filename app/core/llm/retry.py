@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from app.dataclass import dataclass
 
 from app.core.llm.errors import LLMError
 

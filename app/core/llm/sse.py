@@ -16,7 +16,7 @@ line's limit plus one network read.
 from __future__ import annotations
 
 from collections.abc import AsyncIterable, AsyncIterator
-from dataclasses import dataclass
+from app.dataclass import dataclass
 
 DEFAULT_MAX_LINE_BYTES = 1_000_000
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from datetime import datetime
 from json.decoder import scanstring
 from pathlib import Path

@@ -7,7 +7,7 @@ and its last 64 KB (title, git branch), never from the whole file.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from stat import S_ISREG

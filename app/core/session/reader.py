@@ -19,7 +19,7 @@ import json
 import os
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 import orjson

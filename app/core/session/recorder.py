@@ -20,14 +20,13 @@ import errno
 import os
 import re
 import tempfile
-import uuid as uuidlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
+from app.core.ids import uuid4
 from app.core.history import Message, Usage
 from app.core.session.dedupe import ContentIndex, content_key, worth_deduplicating
-from app.core.session.reader import ends_with_newline, last_valid_record
 from app.core.session.records import (
     SUBTYPE_CUSTOM_TITLE,
     TITLE_SOURCE_AUTO,
@@ -62,7 +61,7 @@ def rescue_dir() -> Path:
 
 
 def new_session_id() -> str:
-    return str(uuidlib.uuid4())
+    return uuid4()
 
 
 def check_session_id(session_id: str) -> str:
@@ -118,6 +117,8 @@ class SessionRecorder:
         if not path.is_file():
             raise FileNotFoundError(f"session file {path} does not exist")
         recorder = cls(path.parent, session_id=path.stem, cwd=cwd, version=version, git_branch=git_branch, clock=clock)
+        from app.core.session.reader import last_valid_record  # the record reader (orjson): only to go on with a file
+
         last = last_valid_record(path)
         recorder._last_uuid = last.uuid if last else None
         tail = read_tail(path)
@@ -199,7 +200,7 @@ class SessionRecorder:
 
     def _new_record(self, record_type: str, **fields: Any) -> Record:
         record = Record(
-            uuid=str(uuidlib.uuid4()),
+            uuid=uuid4(),
             parent_uuid=self._last_uuid,
             session_id=self._session_id,
             timestamp=self._clock(),
@@ -287,7 +288,11 @@ class SessionRecorder:
 
     def _newline_if_torn(self) -> bytes:
         """A newline to end a torn last line, so the next record starts on its own line."""
-        if self.path.exists() and not ends_with_newline(self.path):
+        if not self.path.exists():
+            return b""
+        from app.core.session.reader import ends_with_newline
+
+        if not ends_with_newline(self.path):
             return b"\n"
         return b""
 

@@ -7,7 +7,7 @@ the same tooling; Python attribute names stay snake_case.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from datetime import datetime, timezone
 from typing import Any, Literal
 

@@ -8,7 +8,8 @@ normal case this exists for.
 from __future__ import annotations
 
 import gc
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any

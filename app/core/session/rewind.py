@@ -12,7 +12,7 @@ added or changed by the repairs or by micro-compaction.
 from __future__ import annotations
 
 import hashlib
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING, Any, Protocol
 
 from app.core.history import Message

@@ -20,7 +20,8 @@ their own, so a later rewind sees the file as the undo left it.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.core.session.records import SUBTYPE_FILE_CHANGE, Record

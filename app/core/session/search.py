@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.core.session.listing import SessionSummary, session_files, summarize

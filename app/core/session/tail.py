@@ -11,7 +11,7 @@ from __future__ import annotations
 import json
 import os
 import re
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.core.session.records import (

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import Any

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 

@@ -11,7 +11,8 @@ import asyncio
 import contextlib
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 from typing import Any
 

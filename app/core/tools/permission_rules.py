@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from fnmatch import fnmatchcase
 
 from app.core.tools.globmatch import glob_match

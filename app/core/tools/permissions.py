@@ -22,7 +22,8 @@ is allowed by some rule, and no part writes a file through a redirection.
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from enum import Enum
 from pathlib import Path
 from typing import TYPE_CHECKING, Any

@@ -17,7 +17,7 @@ import os
 import shutil
 import sys
 from collections.abc import AsyncIterator, Iterable
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from functools import lru_cache
 from pathlib import Path
 

@@ -9,7 +9,8 @@ any option not in the spec — a guess here would be a hole.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 
 @dataclass(frozen=True)

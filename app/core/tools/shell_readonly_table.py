@@ -13,7 +13,8 @@ out of the project (``-L``, ``-R``, ``--follow``) or read file names from a file
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from app.core.tools.shell_options import OptionSpec, spec
 

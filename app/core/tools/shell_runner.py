@@ -18,7 +18,8 @@ import asyncio
 import contextlib
 import os
 import signal
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from pathlib import Path
 
 from app.core.tools import orphans

@@ -40,7 +40,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 from functools import lru_cache
 from typing import Any
 

@@ -28,7 +28,8 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from app.core.tools.shell_options import OptionSpec, parse_options, spec
 from app.core.tools.shell_syntax import ShellScript, SimpleCommand, Word, parse_shell

@@ -47,7 +47,7 @@ class MemoryController:
         self._show_memory_activity(manager)
 
     def _show_memory_activity(self, manager: MemoryManager) -> None:
-        from app.context.memory.agents import memory_activity
+        from app.context.memory.tasks import memory_activity
 
         runtime = self.host.runtime
         if runtime is not None and runtime.memory is manager:

@@ -39,7 +39,7 @@ from app.context.memory.entry import (
 )
 from app.context.memory.paths import read_capped
 from app.context.memory.secrets import describe_findings
-from app.context.memory.agents import describe_task
+from app.context.memory.tasks import describe_task
 from app.core.events import MEMORY_WORK
 from app.tui.background_status import BackgroundStatusChanged
 from app.tui.editor import EditorError, editor_command, run_editor

@@ -6,7 +6,7 @@ SKILL.md, space enables or disables, / searches names and descriptions.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from itertools import groupby
 from pathlib import Path
 from textwrap import shorten

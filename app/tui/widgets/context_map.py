@@ -7,7 +7,8 @@ typed starts), r restores it, p pins or unpins it and e rewrites a summary (app/
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from rich.markup import escape
 from textual.binding import Binding

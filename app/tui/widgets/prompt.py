@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from app.dataclass import dataclass
 from typing import TYPE_CHECKING
 
 from textual import events

@@ -7,7 +7,8 @@ keeps 2,000 entries here and only a few dozen widgets on screen.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
+from app.dataclass import dataclass
 
 from app.core.history import Message, ToolCall
 

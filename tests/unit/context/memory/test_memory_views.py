@@ -10,8 +10,7 @@ from app.context.memory.forget import forget_candidates
 from app.context.memory.forget import describe_item, forget_preview
 from app.context.memory.paths import MemoryScope
 from app.context.memory.entry import filter_entries, group_entries
-from app.context.memory.agents import TaskState
-from app.context.memory.agents import describe_task, memory_activity
+from app.context.memory.tasks import TaskState, describe_task, memory_activity
 from tests.unit.memory_support import entry
 
 AT = 1_790_000_000.0  # 2026-09-21 14:13 UTC
