@@ -35,7 +35,6 @@ from app.core.llm.provider import Provider
 from app.core.tools.permission_rules import escape_pattern, parse_rule
 from app.core.llm.models import context_window_for, output_token_limit, takes_images
 from app.core.llm.retry import RetryPolicy
-from app.core.session.auto_title import AutoTitler
 from app.core.session.recorder import SessionRecorder
 from app.core.status import StatusRelay
 from app.core.tools.base import ToolContext
@@ -48,6 +47,7 @@ from app.project_layer import grant_lines
 from app.trust import FolderTrust
 
 if TYPE_CHECKING:
+    from app.core.session.auto_title import AutoTitler
     from app.mcp.manager import McpManager
 
 
@@ -319,10 +319,13 @@ def build_runtime(
     if provider is not None:
         # Interactive sessions only name themselves: a headless run exits right after its answer, and a
         # title query would hold it up (the session is named when next resumed in the TUI).
-        titles = AutoTitler(opened.recorder, provider, enabled=interactive and settings.sessions.auto_title)
+        if interactive:
+            from app.core.session.auto_title import AutoTitler
+
+            titles = AutoTitler(opened.recorder, provider, enabled=settings.sessions.auto_title)
         # The order every turn's observers are told in: the engine's lease first (recall and skills
         # see the leased turn), the title last (after extraction is scheduled).
-        observers = [assembler, skill_turns, drafter, memory, titles]
+        observers = [assembler, skill_turns, drafter, memory, *([titles] if titles is not None else [])]
         agent = make_agent(settings, paths, provider, assembler, opened, policy, registry, hooks, observers, memory=memory, skills=skills, interactive=interactive)
     return Runtime(
         settings=settings,

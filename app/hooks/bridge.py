@@ -7,13 +7,15 @@ from dataclasses import field
 from app.dataclass import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.hooks.last_runs import LAST_RUNS_FILE, LastRun, load_last_runs
 from app.hooks.runner import HookResult, HookRunner, context_from, decision_from
-from app.hooks.spec import HookSpec, parse_hook
 from app.hooks.trust import FolderTrust
 from app.core.history import ToolCall
+
+if TYPE_CHECKING:
+    from app.hooks.spec import HookSpec
 
 # Tool output sent to a PostToolUse hook is cut: hooks want to know what happened, not to re-read files.
 MAX_TOOL_OUTPUT_TO_HOOK = 16_000
@@ -121,6 +123,8 @@ def build_hooks(
     state_dir: Path | None = None,
 ) -> tuple[AgentHookBridge, list[str]]:
     """The bridge for a session, and the problems found in the hook settings."""
+    if entries:  # the parser (shlex, its patterns) only for a session that has hooks
+        from app.hooks.spec import parse_hook
     specs: list[HookSpec] = []
     problems: list[str] = []
     for entry in entries:

@@ -15,10 +15,11 @@ from collections.abc import Callable, Sequence
 from dataclasses import field
 from app.dataclass import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.hooks.last_runs import save_last_run
-from app.hooks.spec import HookSpec
+
+if TYPE_CHECKING:  # a session without hooks never parses one (app/hooks/bridge.py)
+    from app.hooks.spec import HookSpec
 
 MAX_OUTPUT_BYTES = 256 * 1024
 MAX_CONTEXT_CHARS = 4_000
@@ -85,6 +86,8 @@ class HookRunner:
                 continue
             result = await self._run_one(spec, {"hook_event_name": event, "session_id": self.session_id, "cwd": str(self.cwd), **payload})
             self.last[spec.key] = result
+            from app.hooks.last_runs import save_last_run
+
             save_last_run(self.last_runs_file, spec.key, result.summary, self.session_id)
             if not result.ok:
                 self._report_once(spec, result.problem, f"Hook '{spec.label}' was ignored: {result.problem}.")

@@ -5,6 +5,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+# What a file that leads outside the place it may come from is told (an @import, an instruction file, a skill).
+TRAVERSAL_MESSAGE = "Path traversal attempt"
+
 
 def real_path(path: Path | str) -> Path:
     """The canonical path, resolving symlinks where possible.

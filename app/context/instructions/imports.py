@@ -18,7 +18,7 @@ from typing import Literal
 
 from app.context.instructions.code_regions import find_code_regions, in_regions, may_be_code_at, parse_extent
 from app.context.instructions.fscache import FsCache
-from app.context.instructions.fspaths import is_within
+from app.context.instructions.fspaths import TRAVERSAL_MESSAGE, is_within
 from app.context.instructions.reading import FileText, format_bytes
 
 __all__ = [
@@ -36,7 +36,6 @@ __all__ = [
 ImportFormat = Literal["tree", "flat"]
 DEFAULT_MAX_DEPTH = 5
 UNKNOWN_FILE = "unknown"
-TRAVERSAL_MESSAGE = "Path traversal attempt"
 _WHITESPACE = frozenset(" \t\n\r")
 _URL = re.compile(r"^(file|https?)://")
 

@@ -7,12 +7,15 @@ from app.dataclass import dataclass
 from enum import StrEnum
 from functools import cached_property
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.context.instructions.budget import BudgetCaps, resolve_caps, truncation_notice
-from app.context.instructions.imports import ImportNode
 from app.context.instructions.memory_types import MemoryType
 from app.context.instructions.render import join_blocks
-from app.context.instructions.rules import Rule
+
+if TYPE_CHECKING:  # only types here: @import and the rules load when there are files to read
+    from app.context.instructions.imports import ImportNode
+    from app.context.instructions.rules import Rule
 
 
 class FileStatus(StrEnum):

@@ -12,6 +12,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import field
 from app.dataclass import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from app.context.instructions.budget import (
     BudgetedFile,
@@ -23,14 +24,17 @@ from app.context.instructions.budget import (
 from app.context.instructions.discovery import DiscoveredFile, discover
 from app.context.instructions.display import display_path, ui_path
 from app.context.instructions.fscache import FsCache
-from app.context.instructions.fspaths import escaping_link, is_within, real_path
-from app.context.instructions.imports import DEFAULT_MAX_DEPTH, TRAVERSAL_MESSAGE, ImportFormat, ImportNode, process_imports
+from app.context.instructions.fspaths import TRAVERSAL_MESSAGE, escaping_link, is_within, real_path
 from app.context.instructions.instruction_set import FileStatus, InstructionFile, InstructionSet
 from app.context.instructions.memory_types import MemoryType, classify_memory_type
 from app.context.instructions.names import COUNTED_FILENAMES, DEFAULT_CONTEXT_FILENAMES, context_filenames
 from app.context.instructions.reading import format_bytes
 from app.context.instructions.render import context_block
 from app.context.instructions.rules import Rule, load_rules
+
+# ``@import`` processing loads with the first instruction file found (a project without any never needs it).
+if TYPE_CHECKING:
+    from app.context.instructions.imports import ImportFormat, ImportNode
 
 __all__ = ["FileStatus", "InstructionFile", "InstructionSet", "load_instructions"]
 
@@ -135,6 +139,8 @@ class _Expanded:
 
 
 def _expand(found: DiscoveredFile, where: _Where, fs: FsCache, import_format: ImportFormat) -> _Expanded:
+    from app.context.instructions.imports import DEFAULT_MAX_DEPTH, process_imports
+
     cwd = where.cwd
     escape = escaping_link(found.path, where.allowed_root(found.path), fs)
     if escape is not None:

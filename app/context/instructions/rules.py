@@ -12,7 +12,6 @@ from dataclasses import field
 from app.dataclass import dataclass
 from pathlib import Path
 
-from app.context.frontmatter import FrontmatterError, read_frontmatter
 from app.context.instructions.display import display_path
 from app.context.instructions.fscache import FsCache
 from app.context.instructions.fspaths import escaping_link
@@ -100,6 +99,8 @@ def _load_rule(path: Path, name: str, cwd: Path, fs: FsCache, problems: list[str
         problems.append(f"Rule {shown} is not valid UTF-8; undecodable bytes were replaced with U+FFFD")
     if read.oversize:
         problems.append(f"Rule {shown} is larger than {format_bytes(fs.max_bytes)}; only the start was read")
+    from app.context.frontmatter import FrontmatterError, read_frontmatter  # with the first rule file
+
     try:
         header = read_frontmatter(read.text, path=shown)
     except FrontmatterError as exc:

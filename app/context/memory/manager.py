@@ -23,7 +23,6 @@ from app.context.memory.paths import MemoryScope
 from app.context.memory.tasks import TaskState
 from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
-from app.context.memory.semantic import semantic_from_setting, warm_up
 from app.context.memory.prompt import recall_reminder
 from app.core.events import MEMORY_WORK, BackgroundStatus
 from app.core.history import Message, ToolCall
@@ -103,7 +102,13 @@ class MemoryManager:
         self._notices: list[str] = []
         self._told_secrets: set[Path] = set()
         # Optional embedding recall (memory.semantic); its model loads in a background thread, never in a turn.
-        self.semantic, notice = semantic_from_setting(getattr(settings, "semantic", "auto"), interactive=interactive)
+        # "off", and "auto" in a headless run, are none at all: its module is not even imported.
+        mode = getattr(settings, "semantic", "auto")
+        self.semantic, notice = None, None
+        if not (mode in ("off", False) or (mode == "auto" and not interactive)):
+            from app.context.memory.semantic import semantic_from_setting
+
+            self.semantic, notice = semantic_from_setting(mode, interactive=interactive)
         self._notices.extend([notice] if notice and settings.enabled and settings.recall else [])
 
     @cached_property
@@ -336,6 +341,8 @@ class MemoryManager:
         try:
             plan_from_store(self.store, "warm up")
             if self.semantic is not None:
+                from app.context.memory.semantic import warm_up
+
                 warm_up(self.semantic, lambda: list_recall_candidates(self.store))
         except Exception:  # only a head start; the turn's own recall reports real problems
             pass

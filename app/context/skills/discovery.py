@@ -20,8 +20,7 @@ from dataclasses import field
 from app.dataclass import dataclass
 from pathlib import Path
 
-from app.context.instructions.fspaths import is_within
-from app.context.instructions.imports import TRAVERSAL_MESSAGE
+from app.context.instructions.fspaths import TRAVERSAL_MESSAGE, is_within
 from app.context.skills.model import ALL_LEVELS, SKILL_FILE, Skill, SkillErrorCode, SkillLevel, SkillProblem
 from app.context.skills.parse import load_skill
 
