@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from app.context.memory import MemoryScope, read_meta
-from app.context.memory import manager as manager_module
+from app.context.memory import agents as agents_module
 from app.context.memory.agents import DREAM_BUDGET, EXTRACTION_BUDGET, AgentBudget
 from app.core.events import ApprovalNeeded, Decision, TurnFinished
 from app.paths import Paths
@@ -49,7 +49,7 @@ def _is_extractor(request: RecordedRequest) -> bool:
 
 
 async def test_a_stalled_extraction_stops_at_its_time_budget(fake_llm: FakeOpenAIServer, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(manager_module, "EXTRACTION_BUDGET", AgentBudget(max_requests=5, seconds=1.0))
+    monkeypatch.setattr(agents_module, "EXTRACTION_BUDGET", AgentBudget(max_requests=5, seconds=1.0))
     runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     target = runtime.memory.mem.project_root / "feedback" / "no-mocks.md"
     seen: list[str] = []
@@ -78,7 +78,7 @@ async def test_a_stalled_extraction_stops_at_its_time_budget(fake_llm: FakeOpenA
 
 
 async def test_a_stalled_dream_stops_at_its_time_budget_and_releases_the_lock(fake_llm: FakeOpenAIServer, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(manager_module, "DREAM_BUDGET", AgentBudget(max_requests=8, seconds=1.0))
+    monkeypatch.setattr(agents_module, "DREAM_BUDGET", AgentBudget(max_requests=8, seconds=1.0))
     runtime = build_runtime(memory_settings(fake_llm, extraction=False), Paths.for_cwd(repo))
     fake_llm.push(Reply.stall(8.0, after=["Reading the memories"]))
     started = time.monotonic()
@@ -137,7 +137,7 @@ def test_the_budgets_are_the_specs() -> None:
 async def test_the_agents_are_built_and_run_with_the_specs_limits(fake_llm: FakeOpenAIServer, repo: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     built: list[dict] = []
     timed: list[float] = []
-    build, run = manager_module.build_memory_agent, manager_module.run_memory_agent
+    build, run = agents_module.build_memory_agent, agents_module.run_memory_agent
 
     def spy_build(*args, **kwargs):  # type: ignore[no-untyped-def]
         built.append(kwargs)
@@ -147,8 +147,8 @@ async def test_the_agents_are_built_and_run_with_the_specs_limits(fake_llm: Fake
         timed.append(seconds)
         return await run(agent, prompt, seconds, **kwargs)
 
-    monkeypatch.setattr(manager_module, "build_memory_agent", spy_build)
-    monkeypatch.setattr(manager_module, "run_memory_agent", spy_run)
+    monkeypatch.setattr(agents_module, "build_memory_agent", spy_build)
+    monkeypatch.setattr(agents_module, "run_memory_agent", spy_run)
     runtime = build_runtime(memory_settings(fake_llm), Paths.for_cwd(repo))
     fake_llm.push(Reply.text("ok"), Reply.text("Nothing worth saving."))
     await _turn(runtime, "remember that the build uses uv")
