@@ -11,10 +11,15 @@ from typing import Sequence
 
 def main(argv: Sequence[str] | None = None) -> int:
     """Every subcommand and headless turn writes through inert streams: nothing a model or a file says drives the terminal."""
+    from app import heap
     from app.inert import inert_output
 
-    with inert_output():
-        return _main(argv)
+    heap.loading()
+    try:
+        with inert_output():
+            return _main(argv)
+    finally:
+        heap.loaded()
 
 
 def _main(argv: Sequence[str] | None = None) -> int:

@@ -86,6 +86,9 @@ def _headless(args: argparse.Namespace, settings, paths, stdin_text: str) -> int
     except not_found as exc:
         print(f"agentctx-tui: {exc}", file=sys.stderr)
         return EXIT_USAGE
+    from app import heap
+
+    heap.loaded()  # what start-up built lives as long as the process; the turn's objects are collected as usual
     from app.cli.headless import run as run_turn
 
     return run_turn(runtime, prompt, args.output_format)

@@ -5,6 +5,7 @@ Textual is imported inside ``run_tui``, after the kept first frame is on screen 
 
 from __future__ import annotations
 
+from app import heap
 from app.config import Settings, load_settings
 from app.paths import Paths
 from app.tui.frame_cache import prepare
@@ -34,6 +35,7 @@ def run_tui(
         from app.tui.app import AgentctxApp
 
         watch_scopes(True)  # an interactive session re-reads only the memory files that changed
+        heap.loaded()  # the modules are in: freeze them and collect as usual from here on
         app = AgentctxApp(settings=settings, paths=paths, resume=resume, continue_latest=continue_latest, first_frame=first_frame)
         result = app.run()
         return int(result or 0)
