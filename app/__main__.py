@@ -26,7 +26,8 @@ def _main(argv: Sequence[str] | None = None) -> int:
     from app.cli.exit_codes import CommandExit
     from app.cli.parser import build_parser
 
-    args = build_parser().parse_args(list(sys.argv[1:] if argv is None else argv))
+    words = list(sys.argv[1:] if argv is None else argv)
+    args = build_parser(words).parse_args(words)
     try:
         return args.run(args)
     except CommandExit as stop:

@@ -80,3 +80,42 @@ def test_building_the_parser_imports_no_subcommand_dependency() -> None:
     loaded = set(result.stdout.split())
     allowed = {"app", "app.cli", "app.cli.parser", "app.cli.default", "app.cli.exit_codes"} | {f"app.cli.{name}" for name in SUBCOMMAND_MODULES}
     assert loaded <= allowed, sorted(loaded - allowed)
+
+
+def test_the_names_map_to_the_modules_that_declare_them() -> None:
+    from app.cli.parser import SUBCOMMANDS
+
+    for name, module in SUBCOMMANDS.items():
+        parser = build_parser([name])
+        assert name in _subparsers(parser).choices, name
+        assert module in SUBCOMMAND_MODULES
+    assert set(SUBCOMMANDS) == set(_subparsers(build_parser()).choices)
+
+
+@pytest.mark.parametrize(
+    "words",
+    [
+        [],
+        ["-p", "say hello"],
+        ["-p", "sessions"],  # an option's value that reads like a subcommand
+        ["--output-format", "json", "-p", "hi"],
+        ["--output-format=json", "-p", "hi"],
+        ["-psessions"],
+        ["-m", "some-model", "-C", ".", "-c"],
+        ["sessions", "list"],
+        ["untrust", "."],
+        ["memory", "recall", "how do we deploy"],
+        ["context", "--session", "abc", "map"],
+    ],
+)
+def test_a_command_line_parses_the_same_with_only_the_subparsers_it_needs(words: list[str]) -> None:
+    def parsed(parser: argparse.ArgumentParser) -> dict:
+        return {k: v for k, v in vars(parser.parse_args(words)).items() if k != "run"} | {"run": vars(parser.parse_args(words))["run"].__qualname__}
+
+    assert parsed(build_parser(words)) == parsed(build_parser())
+
+
+def test_the_default_command_builds_no_subparser() -> None:
+    assert _subparsers(build_parser(["-p", "hi"])).choices == {}
+    assert set(_subparsers(build_parser(["--help"])).choices) == set(_subparsers(build_parser()).choices)
+    assert set(_subparsers(build_parser(["sesions", "list"])).choices) == set(_subparsers(build_parser()).choices)
