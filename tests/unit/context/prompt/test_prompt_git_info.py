@@ -11,7 +11,6 @@ from pathlib import Path
 import pytest
 
 from app.context.prompt import GitInfo, read_git_info
-from app.context.prompt import git_info as git_info_module
 
 pytestmark = pytest.mark.skipif(shutil.which("git") is None, reason="needs the git executable")
 
