@@ -25,7 +25,7 @@ class DocTerms:
 @dataclass(frozen=True)
 class MemoryEntry:
     scope: MemoryScope
-    path: Path  # absolute, as listed (not resolved)
+    path: Path  # absolute, as listed (not resolved); a str is accepted (see _PathField)
     rel_path: str  # relative to the scope root, with '/' separators
     document: ParsedMemory
     mtime: float  # seconds since the epoch
@@ -67,6 +67,27 @@ class MemoryEntry:
         """The first directory of the relative path (``feedback`` for ``feedback/x.md``)."""
         head, sep, _ = self.rel_path.partition("/")
         return head if sep else ""
+
+class _PathField:
+    """MemoryEntry.path, kept as given (a ``str`` from the scope's cache file, or a Path) and made a
+    Path on first read. Building 50,000 Path objects costs ~20 us each (pathlib parses every
+    part), a second of a new process's listing, for paths that are mostly never looked at.
+    A data descriptor, so it wins over the instance dict the dataclass __init__ writes through."""
+
+    def __get__(self, entry: object, owner: type | None = None) -> Path:
+        if entry is None:
+            return self  # type: ignore[return-value]
+        value = entry.__dict__["_path"]
+        if type(value) is str:
+            value = entry.__dict__["_path"] = Path(value)
+        return value
+
+    def __set__(self, entry: object, value: Path | str) -> None:
+        entry.__dict__["_path"] = value
+
+
+MemoryEntry.path = _PathField()  # type: ignore[assignment,misc]  # after @dataclass: it must not read as a default
+
 
 SCOPE_TITLES = {
     MemoryScope.PROJECT: "Project memory",

@@ -132,7 +132,7 @@ def scan_scope(root: Path, scope: MemoryScope) -> MemoryListing:
 
 
 def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, str, str], state: _ScopeState | None) -> MemoryListing:
-    previous = state.current if state is not None else load_cache_file(real_root, scope)
+    previous = state.current if state is not None else load_cache_file(real_root, scope, str(root))
     current: dict[str, tuple[_Stamp, MemoryEntry]] = {}
     notes: list[str] = []
     dirs: dict[str, tuple[int, str, int]] = {}

@@ -1,21 +1,46 @@
 """The per-scope cache file of parsed memories: written in a daemon thread, atomically, read once
-by a new process (see app/context/memory/scan.py, which decides when an entry from it is used)."""
+by a new process (see app/context/memory/scan.py, which decides when an entry from it is used).
+
+The file is a magic line, the length of a JSON part (orjson), the JSON part, then raw arrays. The
+JSON holds columns, one list per field with one item per memory, not one object per memory: decoding 50,000 rows of nine values each, with three term dicts per memory,
+was most of a new process's 17 s first listing and recall at 50,000 memories (bench/memory_scale.py;
+the rest was building objects and the garbage collector walking them). The memories' search
+terms are a term segment (app/context/memory/term_segment.py) the BM25F index uses as it is.
+Columns that nearly always repeat another (a title that is the name, fields that are just
+name, description and type, a frontmatter block that is just those three lines) are stored as
+null and rebuilt.
+
+A file of another version, or for another root, is ignored (the memories are read from their
+files and the file written again); a damaged one too, with a warning naming it. Nothing here
+ever writes a memory file: the cache only holds copies of what was read.
+"""
 
 from __future__ import annotations
 
+import gc
 import hashlib
-import json
+import logging
+import sys
 import threading
 import time
+from array import array
 from pathlib import Path
+from typing import Any
 
 from app.context.memory.document import ParsedMemory
-from app.context.memory.entry import MemoryEntry
-from app.context.memory.paths import MemoryScope, memory_type
+from app.context.memory.entry import DocTerms, MemoryEntry
+from app.context.memory.paths import MemoryScope, MemoryType
+from app.context.memory.term_segment import CachedTerms, decode_segment
 
-CACHE_VERSION = 3  # 2: rows carry the memory's search terms; 3: parsed by app/context/frontmatter.py
+# 2: rows carry the memory's search terms; 3: parsed by app/context/frontmatter.py; 4: columns and a term segment
+CACHE_VERSION = 4
 Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 _save_lock = threading.Lock()
+log = logging.getLogger(__name__)
+_TYPES: dict[str | None, MemoryType | None] = {None: None, **{kind.value: kind for kind in MemoryType}}
+MAGIC = b"agentctx memory cache\n"
+_LENGTH_BYTES = 8
+_COLUMNS = ("rel", "ino", "fsize", "mtime_ns", "ctime_ns", "mtime", "size", "type", "name", "title", "description", "body", "fields", "frontmatter")
 
 
 def cache_file(real_root: str, scope: MemoryScope) -> Path:
@@ -23,28 +48,107 @@ def cache_file(real_root: str, scope: MemoryScope) -> Path:
     from app.paths import user_data_dir
 
     digest = hashlib.sha256(real_root.encode("utf-8", "surrogateescape")).hexdigest()[:24]
-    return user_data_dir() / "cache" / "memory" / f"{scope.value}-{digest}.json"
+    return user_data_dir() / "cache" / "memory" / f"{scope.value}-{digest}.cache"
 
 
-def load_cache_file(real_root: str, scope: MemoryScope) -> dict[str, tuple[Stamp, MemoryEntry]]:
+def _legacy_cache_file(target: Path) -> Path:
+    """Where versions before 4 kept the scope's cache (JSON rows): removed when the new one is written."""
+    return target.with_suffix(".json")
+
+
+class CacheFileError(ValueError):
+    """The cache file is not what this version writes (damaged, cut short, edited by hand)."""
+
+
+def load_cache_file(real_root: str, scope: MemoryScope, listed_root: str | None = None) -> dict[str, tuple[Stamp, MemoryEntry]]:
+    """The cached entries by path (as listed under ``listed_root``, default ``real_root``); {}
+    when there is no usable file. Never raises: the cache only saves reading the files."""
+    target = cache_file(real_root, scope)
     try:
-        data = json.loads(cache_file(real_root, scope).read_text(encoding="utf-8"))
-        if data.get("version") != CACHE_VERSION or data.get("root") != real_root:
-            return {}
-        from app.context.memory.entry import DocTerms
+        raw = target.read_bytes()
+    except OSError:
+        return {}
+    # The decode creates ~100,000 containers; the collector would walk the whole heap several
+    # times meanwhile (about 40 % of the load at 50,000 memories), and none of them is garbage.
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return decode_cache(raw, real_root, scope, listed_root or real_root)
+    except (CacheFileError, ValueError, KeyError, TypeError, IndexError, OverflowError, AttributeError) as error:
+        log.warning("the memory cache file %s is damaged (%s): the memories are read from their files and it is written again", target, error)
+        return {}
+    finally:
+        if enabled:
+            gc.enable()
 
-        loaded: dict[str, tuple[Stamp, MemoryEntry]] = {}
-        for path, rel, stamp, mtime, size, pinned, problems, doc, terms in data["entries"]:
-            document = ParsedMemory(
-                type=memory_type(doc[0]), name=doc[1], title=doc[2], description=doc[3], body=doc[4],
-                fields=doc[5], frontmatter_text=doc[6], problems=tuple(doc[7]),
-            )
-            known = DocTerms((terms[0], terms[1], terms[2]), (terms[3], terms[4], terms[5])) if terms else None
-            entry = MemoryEntry(scope, Path(path), rel, document, mtime, size, tuple(problems), pinned, known)
-            loaded[path] = (tuple(stamp), entry)  # type: ignore[assignment]
-        return loaded
-    except (OSError, ValueError, KeyError, TypeError):
-        return {}  # a missing or damaged cache only costs a full read
+
+def decode_cache(raw: bytes, real_root: str, scope: MemoryScope, listed_root: str) -> dict[str, tuple[Stamp, MemoryEntry]]:
+    """The entries of a cache file's bytes ({} for another version or root). Raises CacheFileError
+    (or the ValueError of a JSON that does not parse) when the file is damaged."""
+    import orjson
+
+    if not raw.startswith(MAGIC):
+        raise CacheFileError("it does not start with the cache file's magic line")
+    start = len(MAGIC) + _LENGTH_BYTES
+    size = int.from_bytes(raw[len(MAGIC) : start], "little")
+    if start + size > len(raw):
+        raise CacheFileError("it is cut short")
+    view = memoryview(raw)
+    data = orjson.loads(view[start : start + size])
+    if not isinstance(data, dict):
+        raise CacheFileError("its JSON part is not an object")
+    if data.get("version") != CACHE_VERSION or data.get("root") != real_root:
+        return {}
+    if data.get("byteorder") != sys.byteorder:
+        return {}  # arrays written on another machine: read the files instead
+    arrays: dict[str, array] = {}
+    offset = start + size
+    for name, code, length in data["arrays"]:
+        if not isinstance(length, int) or length < 0 or offset + length > len(raw) or code not in ("B", "I", "L", "d"):
+            raise CacheFileError(f"its array {name!r} does not fit the file")
+        values = array(code)
+        values.frombytes(view[offset : offset + length])
+        arrays[name] = values
+        offset += length
+    if offset != len(raw):
+        raise CacheFileError("it has bytes after its last array")
+    columns = [data[name] for name in _COLUMNS]
+    count = len(columns[0])
+    if not all(isinstance(column, list) and len(column) == count for column in columns):
+        raise CacheFileError("its columns have different lengths")
+    rel, ino, fsize, mtime_ns, ctime_ns, mtime, size, kinds, name, title, description, body, fields, frontmatter = columns
+    if not all(isinstance(value, str) for value in rel):
+        raise CacheFileError("a relative path is not text")
+    problems: dict[int, tuple[str, ...]] = {int(row): tuple(found) for row, found in data["problems"].items()}
+    doc_problems: dict[int, tuple[str, ...]] = {int(row): tuple(found) for row, found in data["doc_problems"].items()}
+    pinned = set(data["pinned"])
+    kinds = list(map(_TYPES.__getitem__, kinds))  # KeyError for a type this version does not know
+    segment = decode_segment(data["terms"], arrays, count) if data.get("terms") is not None else None
+    has = segment.has if segment is not None else bytes(count)
+    prefix = listed_root.rstrip("/") + "/"
+    entries: list[MemoryEntry] = []
+    append = entries.append
+    for row in range(count):
+        kind = kinds[row]
+        row_fields = fields[row]
+        if row_fields is None:
+            row_fields = {"name": name[row], "description": description[row], "type": kind.value if kind else None}
+        block = frontmatter[row]
+        if block is None and kind is not None:
+            block = _plain_block(name[row], description[row], kind.value)
+        document = ParsedMemory(
+            kind, name[row], name[row] if title[row] is None else title[row], description[row], body[row],
+            row_fields, block, doc_problems.get(row, ()),
+        )
+        append(MemoryEntry(
+            scope, prefix + rel[row], rel[row], document, mtime[row], size[row], problems.get(row, ()), row in pinned,
+            CachedTerms(segment, row) if has[row] else None,  # type: ignore[arg-type]
+        ))
+    if segment is not None:
+        segment.entries = entries
+        segment.keys = list(map(id, entries))
+    stamps = zip(ino, fsize, mtime_ns, ctime_ns)
+    return dict(zip([prefix + path for path in rel], zip(stamps, entries)))  # type: ignore[arg-type]
 
 
 def save_cache_file(real_root: str, scope: MemoryScope, current: dict[str, tuple[Stamp, MemoryEntry]]) -> None:
@@ -77,26 +181,98 @@ def _save_loop(target: Path) -> None:
                 return
 
 
+def encode_cache(real_root: str, current: dict[str, tuple[Stamp, MemoryEntry]]) -> bytes:
+    """The cache file's bytes for the listed entries (the inverse of decode_cache)."""
+    import orjson
+
+    items = list(current.values())
+    entries = [entry for _, entry in items]
+    documents = [entry.document for entry in entries]
+    kinds = [d.type.value if d.type is not None else None for d in documents]
+    scalar = (str, int, float, bool, type(None))
+    fields: list[dict[str, Any] | None] = []
+    for d, kind in zip(documents, kinds):
+        kept = {k: v for k, v in d.fields.items() if isinstance(v, scalar)}
+        fields.append(None if kept == {"name": d.name, "description": d.description, "type": kind} else kept)
+    payload: dict[str, Any] = {
+        "version": CACHE_VERSION,
+        "root": real_root,
+        "rel": [e.rel_path for e in entries],
+        "ino": [stamp[0] for stamp, _ in items],
+        "fsize": [stamp[1] for stamp, _ in items],
+        "mtime_ns": [stamp[2] for stamp, _ in items],
+        "ctime_ns": [stamp[3] for stamp, _ in items],
+        "mtime": [e.mtime for e in entries],
+        "size": [e.size for e in entries],
+        "type": kinds,
+        "name": [d.name for d in documents],
+        "title": [None if d.title == d.name else d.title for d in documents],
+        "description": [d.description for d in documents],
+        "body": [d.body for d in documents],
+        "fields": fields,
+        # null: the block is exactly its name, description and type lines (what render_memory writes);
+        # a file without frontmatter has no type, so its null is never rebuilt into one.
+        "frontmatter": [None if kind is not None and d.frontmatter_text == _plain_block(d.name, d.description, kind) else d.frontmatter_text
+                        for d, kind in zip(documents, kinds)],
+        "problems": {str(row): list(e.problems) for row, e in enumerate(entries) if e.problems},
+        "doc_problems": {str(row): list(d.problems) for row, d in enumerate(documents) if d.problems},
+        "pinned": [row for row, e in enumerate(entries) if e.pinned],
+        "byteorder": sys.byteorder,
+        "terms": None,
+        "arrays": [],
+    }
+    blobs: list[bytes] = []
+    segment = _terms_segment(entries)
+    if segment is not None:
+        payload["terms"], arrays = segment
+        for name, values in arrays.items():
+            blobs.append(values.tobytes())
+            payload["arrays"].append([name, values.typecode, len(blobs[-1])])
+    head = orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS)
+    return b"".join([MAGIC, len(head).to_bytes(_LENGTH_BYTES, "little"), head, *blobs])
+
+
+def _plain_block(name: str, description: str, kind: str) -> str:
+    return f"name: {name}\ndescription: {description}\ntype: {kind}"
+
+
+def _terms_segment(entries: list[MemoryEntry]) -> tuple[dict[str, Any], dict[str, array]] | None:
+    """The entries' term segment, with the average field lengths the scope's index would use
+    (term_segment.py): its JSON part and its arrays; None when no entry has terms yet (recall has not run)."""
+    rows: list[DocTerms | CachedTerms | None] = []
+    totals = [0, 0, 0]
+    count = 0
+    for entry in entries:
+        terms = entry.terms
+        if isinstance(terms, DocTerms):
+            lengths = terms.lengths
+        elif isinstance(terms, CachedTerms):
+            lengths = terms.segment.row_lengths(terms.row)
+        else:
+            rows.append(None)
+            continue
+        rows.append(terms)
+        count += 1
+        for field in range(3):
+            totals[field] += lengths[field]
+    if not count:
+        return None
+    from app.context.memory.ranking import saturated
+    from app.context.memory.term_segment import encode_segment
+
+    # Bm25fIndex._averages over the scope's indexed memories: what a new process's index starts from.
+    basis = tuple(max(total / count, 1.0) for total in totals)
+    return encode_segment(rows, basis, saturated)  # type: ignore[arg-type]
+
+
 def write_cache(target: Path, real_root: str, current: dict[str, tuple[Stamp, MemoryEntry]]) -> None:
-    from app.fsutil import atomic_write_text
+    from app.fsutil import atomic_write_bytes
 
-    rows = []
-    for path, (stamp, e) in current.items():
-        d = e.document
-        fields = {k: v for k, v in d.fields.items() if isinstance(v, (str, int, float, bool, type(None)))}
-        t = e.terms
-        terms = [*t.fields, *t.lengths] if t is not None else None  # type: ignore[attr-defined]
-        rows.append([path, e.rel_path, list(stamp), e.mtime, e.size, e.pinned, list(e.problems),
-                     [d.type.value if d.type else None, d.name, d.title, d.description, d.body, fields, d.frontmatter_text, list(d.problems)],
-                     terms])
     try:
+        data = encode_cache(real_root, current)
         target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        payload = {"version": CACHE_VERSION, "root": real_root, "entries": rows}
-        # orjson writes 45 MB in 0.18 s where json takes 0.8 s, and a save shares the interpreter
-        # with the turn; reading stays with json, which decodes these rows faster (bench/memory_scale.py).
-        import orjson
-
-        atomic_write_text(target, orjson.dumps(payload, option=orjson.OPT_NON_STR_KEYS).decode("utf-8"), mode=0o600)
+        atomic_write_bytes(target, data, mode=0o600)
+        _legacy_cache_file(target).unlink(missing_ok=True)
     except (OSError, TypeError, ValueError):  # orjson.JSONEncodeError is a TypeError
         pass  # the cache is an optimisation; listing never fails for it
 

@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from app.context.memory.paths import MemoryScope
-from app.context.memory.ranking import DocTerms, _indexes
+from dataclasses import replace
+
+from app.context.memory.ranking import _indexes, doc_terms
+from app.context.memory.term_segment import CachedTerms
 from app.context.memory.recall import list_recall_candidates, plan_recall
 from app.context.memory.store import MemoryStore
 from app.fsutil import atomic_write_text
@@ -141,7 +144,9 @@ def test_a_new_process_finds_the_terms_in_the_cache_file(store: MemoryStore, mon
     scan_module.clear_scan_cache()  # as a new process: nothing in memory, the cache file on disk
     _indexes.clear()
     entries = store.list(MemoryScope.PROJECT)
-    assert len(entries) == 6 and all(isinstance(e.terms, DocTerms) for e in entries)
+    assert len(entries) == 6 and all(isinstance(e.terms, CachedTerms) for e in entries)  # read back, not tokenised
+    for entry in entries:  # the same terms a fresh tokenisation gives
+        assert entry.terms.doc_terms() == doc_terms(replace(entry, terms=None))
     plan = plan_recall("what is the staging database called?", list_recall_candidates(store))
     assert [e.rel_path for e in plan.relevant] == ["project/staging-db.md"]
 
@@ -187,7 +192,7 @@ def test_a_write_relists_only_its_own_directory(store: MemoryStore, monkeypatch:
 
 
 def test_a_watched_session_saves_its_few_edits_at_exit(store: MemoryStore) -> None:
-    import json
+    from app.context.memory.scan_cache import decode_cache
 
     root = store.paths.project_root
     _seed(root, 5)
@@ -197,7 +202,7 @@ def test_a_watched_session_saves_its_few_edits_at_exit(store: MemoryStore) -> No
     atomic_write_text(root / "project" / "late.md", memory_text("Late", "written late in the session", "project", "z"))
     assert "project/late.md" in [e.rel_path for e in store.list(MemoryScope.PROJECT)]
     scan_module.wait_for_cache_saves()
-    saved = lambda: [row[1] for row in json.loads(target.read_text(encoding="utf-8"))["entries"]]  # noqa: E731
+    saved = lambda: [e.rel_path for _, e in decode_cache(target.read_bytes(), os.path.realpath(root), MemoryScope.PROJECT, str(root)).values()]  # noqa: E731
     assert "project/late.md" not in saved()  # one edit does not rewrite the whole cache file mid-session
     scan_module.save_unsaved_edits()  # what the interpreter runs at exit
     assert "project/late.md" in saved()
