@@ -25,7 +25,7 @@ from app.context.memory.paths import MemoryPaths, is_auto_mem_path, memory_paths
 from app.context.memory.prompt import memory_prompt, memory_prompt_and_findings
 from app.context.memory.secrets import describe_findings
 from app.context.memory.semantic import semantic_from_setting, warm_up
-from app.context.memory.recall import list_recall_candidates, plan_from_store
+from app.context.memory.recall import list_recall_candidates, plan_recall
 from app.context.memory.recall_task import Delivery, TurnRecall
 from app.context.memory.prompt import recall_reminder
 from app.context.memory.store import MemoryStore
@@ -301,7 +301,7 @@ class MemoryManager:
         """
         if self.settings.enabled:
             present = [scope for scope in (MemoryScope.PROJECT, MemoryScope.USER) if self.mem.root(scope).is_dir()]
-            self._rebuild_indexes(present)
+            self._refresh_indexes(present)
             # With no memory folder there is nothing to recall: no thread importing the stemmer
             # beside a headless turn's own start-up (it held the GIL for about 25 ms of it).
             if self.settings.recall and present:
@@ -310,12 +310,26 @@ class MemoryManager:
                 threading.Thread(target=self._prewarm_recall, name="memory-recall-prewarm", daemon=True).start()
 
     def _prewarm_recall(self) -> None:
+        # The listings refresh_indexes just made, as they were: warming up needs no fresh look at
+        # every file (50,000 lstat, ~0.2 s), and the turn's recall lists afresh anyway.
         try:
-            plan_from_store(self.store, "warm up")
+            plan_recall("warm up", list_recall_candidates(self.store, fresh=False))
             if self.semantic is not None:
-                warm_up(self.semantic, lambda: list_recall_candidates(self.store))
+                warm_up(self.semantic, lambda: list_recall_candidates(self.store, fresh=False))
         except Exception:  # only a head start; the turn's own recall reports real problems
             pass
+
+    def _refresh_indexes(self, scopes: Sequence[MemoryScope]) -> None:
+        """At start-up: each index rebuilt unless it is known to be in step (index_check.py)."""
+        if not scopes:  # no memory folder yet: the index writer is not even imported
+            return
+        from app.context.memory.index_check import refresh_index
+
+        for scope in scopes:
+            try:
+                refresh_index(self.mem, scope)
+            except Exception:  # an unusable root: its index stays as it is, the others go on
+                continue
 
     def _rebuild_indexes(self, scopes: Iterable[MemoryScope], removed: Sequence[Path] = ()) -> None:
         scopes = list(scopes)

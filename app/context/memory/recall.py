@@ -82,12 +82,12 @@ class RecallPlan:
         return self.scored + tuple(rest)
 
 
-def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
+def list_recall_candidates(store: MemoryStore, *, fresh: bool = True) -> list[MemoryEntry]:
     """The project's memories, then the person's. A user scope that cannot be read
-    only costs its memories, never the project's."""
-    project = store.list(MemoryScope.PROJECT)
+    only costs its memories, never the project's. ``fresh``: see MemoryStore.list."""
+    project = store.list(MemoryScope.PROJECT, fresh=fresh)
     try:
-        user = store.list(MemoryScope.USER)
+        user = store.list(MemoryScope.USER, fresh=fresh)
     except OSError as error:
         log.warning("user memories could not be listed: %s", error)
         user = MemoryListing()
@@ -281,7 +281,7 @@ async def model_result(
     now: float,
 ) -> RecallResult:
     """The model's pick among the plan's candidates; the heuristic's when the model fails."""
-    request = build_selector_request(query, [e for e in plan.ranked if not _header_holds_secret(e)], recent_tools)
+    request = build_selector_request(query, plan.ranked, recent_tools, keep=lambda e: not _header_holds_secret(e))
     try:
         chosen = await _ask_model(provider, request, limit, timeout)
     except (LLMError, RecallSelectorError) as error:

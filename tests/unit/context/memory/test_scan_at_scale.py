@@ -206,3 +206,23 @@ def test_a_watched_session_saves_its_few_edits_at_exit(store: MemoryStore) -> No
     assert "project/late.md" not in saved()  # one edit does not rewrite the whole cache file mid-session
     scan_module.save_unsaved_edits()  # what the interpreter runs at exit
     assert "project/late.md" in saved()
+
+
+def test_a_warm_up_reuses_the_last_listing_and_a_turn_still_sees_an_edit(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = store.paths.project_root
+    _seed(root)
+    first = store.list(MemoryScope.PROJECT)
+    scanned: list[str] = []
+    real = scan_module.os.scandir
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        scanned.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(scan_module.os, "scandir", counting)
+    warm = list_recall_candidates(store, fresh=False)  # what the start-up pre-warm uses
+    assert scanned == [] and [e.rel_path for e in warm] == [e.rel_path for e in first]
+    with (root / "feedback" / "m05.md").open("w", encoding="utf-8") as handle:  # in place: no directory moves
+        handle.write(memory_text("Osprey", "the osprey runbook is in the wiki", "feedback", "x"))
+    plan = plan_recall("where is the osprey runbook?", list_recall_candidates(store))  # a turn lists afresh
+    assert scanned and [e.rel_path for e in plan.relevant] == ["feedback/m05.md"]
