@@ -102,6 +102,10 @@ class MemoryManager:
         self._lock_release_failed = False
         self.publish = status  # told when a background task changes state
         self._notices: list[str] = []
+        # A headless run reads its prompt before building the runtime (app/cli/default.py): its
+        # first turn was asked by now, so the listings start-up makes from here on serve its recall
+        # (scan.latest_listing). An interactive turn is asked when it is submitted.
+        self._first_asked_at: int | None = None if interactive else time.monotonic_ns()
         self._told_secrets: set[Path] = set()
         # Optional embedding recall (memory.semantic); its model loads in a background thread, never in a turn.
         self.semantic, notice = semantic_from_setting(getattr(settings, "semantic", "auto"), interactive=interactive)
@@ -149,6 +153,7 @@ class MemoryManager:
 
     def start_recall(self, query: str, recent_tools: Sequence[str] = ()) -> None:
         """Begin selecting memories for this prompt: the local ranking and, when on, the selector."""
+        asked_at, self._first_asked_at = self._first_asked_at, None
         carried: list[MemoryEntry] = []
         if self._recall is not None:
             carried = self._recall.leftover()  # a selector that settled after its turn ended
@@ -159,7 +164,7 @@ class MemoryManager:
         provider = self.provider if self.settings.recall_model else None
         self._recall = TurnRecall(
             self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock, carried=carried,
-            local_deadline=self.settings.recall_wait_seconds, semantic=self.semantic,
+            local_deadline=self.settings.recall_wait_seconds, semantic=self.semantic, asked_at=asked_at,
         )
 
     async def before_request(self, request_number: int) -> None:
@@ -313,9 +318,9 @@ class MemoryManager:
         # The listings refresh_indexes just made, as they were: warming up needs no fresh look at
         # every file (50,000 lstat, ~0.2 s), and the turn's recall lists afresh anyway.
         try:
-            plan_recall("warm up", list_recall_candidates(self.store, fresh=False))
+            plan_recall("warm up", list_recall_candidates(self.store, since=0))
             if self.semantic is not None:
-                warm_up(self.semantic, lambda: list_recall_candidates(self.store, fresh=False))
+                warm_up(self.semantic, lambda: list_recall_candidates(self.store, since=0))
         except Exception:  # only a head start; the turn's own recall reports real problems
             pass
 

@@ -99,6 +99,7 @@ class _ScopeState:
     trusted: bool = False  # a full walk ran after the watcher was ready
     delta: ListingDelta | None = None  # how ``generation`` differs from the one before it (watched updates)
     fingerprint: tuple[int, str] | None = None  # (generation, listing_fingerprint of that generation), once known
+    began: int = 0  # time.monotonic_ns() when the last full walk began (see latest_listing)
 
 
 _states: dict[tuple[str, str, str], _ScopeState] = {}
@@ -135,11 +136,15 @@ def scan_scope(root: Path, scope: MemoryScope) -> MemoryListing:
     return _full_scan(root, real_root, scope, key, state)
 
 
-def latest_listing(root: Path, scope: MemoryScope) -> MemoryListing | None:
-    """The scope's last listing as it was, without looking at any file (None: not listed yet). For
-    work that only warms caches up (the start-up's recall pre-warm): a turn lists afresh."""
+def latest_listing(root: Path, scope: MemoryScope, since: int = 0) -> MemoryListing | None:
+    """The scope's last full listing as it was, without looking at any file, when it began at or
+    after ``since`` (time.monotonic_ns); None otherwise. A listing that began after a question was
+    asked saw every edit made before it, so it is as fresh as that question needs: a headless run
+    reads its prompt before it builds anything, and its start-up listing (the index check) serves
+    its one turn's recall instead of a second ``lstat`` of 50,000 files. ``since=0``: any listing
+    of this process (warming caches up)."""
     state = _states.get((str(root), os.path.realpath(root), scope.value))
-    return _listing(state) if state is not None else None
+    return _listing(state) if state is not None and state.began >= since else None
 
 
 def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, str, str], state: _ScopeState | None) -> MemoryListing:
@@ -148,6 +153,7 @@ def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, s
     notes: list[str] = []
     dirs: dict[str, tuple[int, str, int]] = {}
     walked_at = time.time_ns()
+    began = time.monotonic_ns()
     entries, changed = _walk(root, real_root, scope, previous, current, notes, dirs)
     volatile = {}
     if len(entries) != len(current):
@@ -177,7 +183,9 @@ def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, s
         while len(_states) >= MAX_CACHED_ROOTS and key not in _states:
             _drop(next(iter(_states)))
         watcher = ScopeWatcher(root)  # trusted after its first report and the next full walk
-    new_state = _ScopeState(current, ordered, volatile, dirs, walked_at, generation, watcher, trusted, fingerprint=(generation, fingerprint) if fingerprint else None)
+    new_state = _ScopeState(
+        current, ordered, volatile, dirs, walked_at, generation, watcher, trusted, fingerprint=(generation, fingerprint) if fingerprint else None, began=began
+    )
     _states.pop(key, None)
     while len(_states) >= MAX_CACHED_ROOTS:
         _drop(next(iter(_states)))

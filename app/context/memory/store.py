@@ -40,13 +40,13 @@ class MemoryStore:
     def __init__(self, paths: MemoryPaths) -> None:
         self.paths = paths
 
-    def list(self, scope: MemoryScope | str, *, fresh: bool = True) -> list[MemoryEntry]:
-        """The scope's memories. ``fresh=False``: the last listing as it was when there is one (no
-        ``lstat`` of 50,000 files), for work that only warms caches up."""
+    def list(self, scope: MemoryScope | str, *, since: int | None = None) -> list[MemoryEntry]:
+        """The scope's memories. ``since`` (time.monotonic_ns): the last listing as it was when it
+        began at or after then (scan.latest_listing: no ``lstat`` of 50,000 files)."""
         scope = MemoryScope(scope)
         root = self.paths.root(scope)
-        if not fresh:
-            listing = latest_listing(root, scope)
+        if since is not None:
+            listing = latest_listing(root, scope, since)
             if listing is not None:
                 return listing
         return scan_scope(root, scope)

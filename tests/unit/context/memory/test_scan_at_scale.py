@@ -220,9 +220,55 @@ def test_a_warm_up_reuses_the_last_listing_and_a_turn_still_sees_an_edit(store: 
         return real(path)
 
     monkeypatch.setattr(scan_module.os, "scandir", counting)
-    warm = list_recall_candidates(store, fresh=False)  # what the start-up pre-warm uses
+    warm = list_recall_candidates(store, since=0)  # what the start-up pre-warm uses
     assert scanned == [] and [e.rel_path for e in warm] == [e.rel_path for e in first]
     with (root / "feedback" / "m05.md").open("w", encoding="utf-8") as handle:  # in place: no directory moves
         handle.write(memory_text("Osprey", "the osprey runbook is in the wiki", "feedback", "x"))
     plan = plan_recall("where is the osprey runbook?", list_recall_candidates(store))  # a turn lists afresh
     assert scanned and [e.rel_path for e in plan.relevant] == ["feedback/m05.md"]
+
+
+def test_a_listing_begun_after_the_question_serves_it_and_an_older_one_does_not(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = store.paths.project_root
+    _seed(root)
+    asked = time.monotonic_ns()
+    listed = store.list(MemoryScope.PROJECT)  # began after the question was asked
+    scanned: list[str] = []
+    real = scan_module.os.scandir
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        scanned.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(scan_module.os, "scandir", counting)
+    assert store.list(MemoryScope.PROJECT, since=asked).version == listed.version and scanned == []
+    store.list(MemoryScope.PROJECT, since=time.monotonic_ns())  # asked after that listing began: listed afresh
+    assert scanned
+
+
+def test_a_headless_first_turn_is_asked_before_start_up_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.config import MemorySettings
+    from app.context.memory import recall_task
+    from app.context.memory.manager import MemoryManager
+    from app.paths import Paths
+
+    asked: list[int | None] = []
+    monkeypatch.setattr(recall_task, "plan_from_store", lambda *a, asked_at=None, **k: asked.append(asked_at) or plan_recall("", []))
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    import asyncio
+
+    async def turns(interactive: bool) -> None:
+        before = time.monotonic_ns()
+        manager = MemoryManager(Paths.for_cwd(workspace), session_id="s", settings=MemorySettings(), interactive=interactive)
+        for _ in range(2):
+            submitted = time.monotonic_ns()
+            manager.start_recall("what is the staging database called?")
+            await asyncio.sleep(0.05)
+            assert asked[-1] is not None and asked[-1] >= (before if not interactive and len(asked) % 2 else submitted)
+            if not interactive and len(asked) % 2:
+                assert asked[-1] < submitted  # the headless prompt was known when the runtime was built
+
+    asyncio.run(turns(False))
+    asyncio.run(turns(True))
+    assert len(asked) == 4
