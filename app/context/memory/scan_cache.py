@@ -29,6 +29,7 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
+from app.context.memory.bulk import paused_gc
 from app.context.memory.document import ParsedMemory
 from app.context.memory.entry import DocTerms, MemoryEntry
 from app.context.memory.paths import MemoryScope, MemoryType
@@ -90,26 +91,20 @@ def load_cache_file(real_root: str, scope: MemoryScope, listed_root: str | None 
         raw = target.read_bytes()
     except OSError:
         return CachedListing()
-    # The decode creates ~100,000 containers; the collector would walk the whole heap several
-    # times meanwhile (about 40 % of the load at 50,000 memories), and none of them is garbage.
-    enabled = gc.isenabled()
-    gc.disable()
     try:
-        loaded = decode_cache(raw, real_root, scope, listed_root or real_root)
-        if len(loaded) >= FREEZE_AFTER_ENTRIES:
-            # The entries live as long as the process lists them, and hold no reference cycles
-            # (refcounting frees a replaced one): moved out of the collector's generations, they are
-            # not walked by every full collection after this (~0.1-0.3 s each at 50,000 memories,
-            # measured as imports and the index build slowing down after the load). What else is
-            # alive now is frozen too: mostly modules, classes and functions, which live as long.
-            gc.freeze()
+        with paused_gc():  # the decode creates ~100,000 containers, none of them garbage (bulk.py)
+            loaded = decode_cache(raw, real_root, scope, listed_root or real_root)
+            if len(loaded) >= FREEZE_AFTER_ENTRIES:
+                # The entries live as long as the process lists them, and hold no reference cycles
+                # (refcounting frees a replaced one): moved out of the collector's generations, they
+                # are not walked by every full collection after this (~0.1-0.3 s each at 50,000
+                # memories, measured as imports and the index build slowing down after the load).
+                # What else is alive now is frozen too: mostly modules, classes and functions.
+                gc.freeze()
         return loaded
     except (CacheFileError, ValueError, KeyError, TypeError, IndexError, OverflowError, AttributeError) as error:
         log.warning("the memory cache file %s is damaged (%s): the memories are read from their files and it is written again", target, error)
         return CachedListing()
-    finally:
-        if enabled:
-            gc.enable()
 
 
 def decode_cache(raw: bytes, real_root: str, scope: MemoryScope, listed_root: str) -> CachedListing:
