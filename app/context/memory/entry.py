@@ -34,7 +34,8 @@ class MemoryEntry:
     pinned: bool = False
     # The memory's search terms (DocTerms), computed on first use and kept with the parsed
     # entry, and in the scope's cache file, so neither a later turn nor a new process tokenises the
-    # file again (tokenising is ~85 us a memory: 4.3 s for 50,000). Not part of equality.
+    # file again (tokenising is ~85 us a memory: 4.3 s for 50,000); from the cache file they are a
+    # row of its term segment (term_segment.CachedTerms). Not part of equality.
     terms: object = field(default=None, compare=False, repr=False)
 
     @property

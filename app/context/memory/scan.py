@@ -11,10 +11,11 @@ index, a file changed less than a second before it was read is never reused
 (a coarse clock could give the next write the same times). Symlinks are always
 read again.
 
-The parsed entries are also kept in one cache file per scope (JSON, written
-atomically, in the user's data directory, never in the repository), so a new
-process does not parse thousands of files again; an entry from it is used
-only when the file's ``lstat`` still matches. Nothing is capped silently:
+The parsed entries are also kept in one cache file per scope (scan_cache.py:
+columns and the memories' search terms, written atomically, in the user's data
+directory, never in the repository), so a new process does not parse or
+tokenise thousands of files again; an entry from it is used only when the
+file's ``lstat`` still matches. Nothing is capped silently:
 every file is listed, and a directory past MAX_SCAN_DEPTH is named in
 ``scan_notes`` (shown by the memory panel and ``memory list``).
 """
