@@ -27,15 +27,18 @@ import time
 from array import array
 from collections.abc import Iterable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from app.context.memory.bulk import paused_gc
 from app.context.memory.document import ParsedMemory
 from app.context.memory.entry import DocTerms, MemoryEntry
 from app.context.memory.paths import MemoryScope, MemoryType
-from app.context.memory.term_segment import CachedTerms, decode_segment
 from app.context.memory.textunits import utf16_sort_key
 
+if TYPE_CHECKING:
+    from app.context.memory.term_segment import CachedTerms
+
+# (bulk.py and term_segment.py are imported where a cache file is read or written: a turn in a
+# project without memories never loads them.)
 # 2: rows carry the memory's search terms; 3: parsed by app/context/frontmatter.py; 4: columns and a term segment
 CACHE_VERSION = 4
 Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
@@ -91,6 +94,8 @@ def load_cache_file(real_root: str, scope: MemoryScope, listed_root: str | None 
         raw = target.read_bytes()
     except OSError:
         return CachedListing()
+    from app.context.memory.bulk import paused_gc
+
     try:
         with paused_gc():  # the decode creates ~100,000 containers, none of them garbage (bulk.py)
             loaded = decode_cache(raw, real_root, scope, listed_root or real_root)
@@ -111,6 +116,8 @@ def decode_cache(raw: bytes, real_root: str, scope: MemoryScope, listed_root: st
     """The entries of a cache file's bytes ({} for another version or root). Raises CacheFileError
     (or the ValueError of a JSON that does not parse) when the file is damaged."""
     import orjson
+
+    from app.context.memory.term_segment import CachedTerms, decode_segment
 
     if not raw.startswith(MAGIC):
         raise CacheFileError("it does not start with the cache file's magic line")
@@ -280,6 +287,7 @@ def _plain_block(name: str, description: str, kind: str) -> str:
 def _terms_segment(entries: list[MemoryEntry]) -> tuple[dict[str, Any], dict[str, array]] | None:
     """The entries' term segment, with the average field lengths the scope's index would use
     (term_segment.py): its JSON part and its arrays; None when no entry has terms yet (recall has not run)."""
+    from app.context.memory.term_segment import CachedTerms
     rows: list[DocTerms | CachedTerms | None] = []
     totals = [0, 0, 0]
     count = 0
