@@ -156,13 +156,17 @@ def decode_cache(raw: bytes, real_root: str, scope: MemoryScope, listed_root: st
     pinned = set(data["pinned"])
     types = list(map(_TYPES.__getitem__, kinds))  # KeyError for a type this version does not know
     segment = decode_segment(data["terms"], arrays, count) if data.get("terms") is not None else None
-    has = segment.has if segment is not None else bytes(count)
+    # A row without terms has none in the segment's flags either; without a segment, none has.
+    terms: list[CachedTerms | None] = CachedTerms.for_rows(segment, count) if segment is not None else [None] * count
+    if segment is not None and segment.has.count(0):
+        terms = [known if flag else None for known, flag in zip(terms, segment.has)]
     prefix = listed_root.rstrip("/") + "/"
+    paths = [prefix + path for path in rel]
     entries: list[MemoryEntry] = []
     append = entries.append
     new = object.__new__
-    rows = zip(range(count), types, kinds, name, title, description, body, fields, frontmatter, rel, mtime, size, has)
-    for row, kind, raw_kind, row_name, row_title, row_description, row_body, row_fields, block, row_rel, row_mtime, row_size, row_has in rows:
+    rows = zip(range(count), types, kinds, name, title, description, body, fields, frontmatter, rel, paths, mtime, size, terms)
+    for row, kind, raw_kind, row_name, row_title, row_description, row_body, row_fields, block, row_rel, row_path, row_mtime, row_size, row_terms in rows:
         if row_fields is None:
             row_fields = {"name": row_name, "description": row_description, "type": raw_kind}
         if block is None and kind is not None:
@@ -177,15 +181,15 @@ def decode_cache(raw: bytes, real_root: str, scope: MemoryScope, listed_root: st
         )
         entry = new(MemoryEntry)
         entry.__dict__.update(
-            scope=scope, _path=prefix + row_rel, rel_path=row_rel, document=document, mtime=row_mtime, size=row_size,
-            problems=problems.get(row, ()), pinned=row in pinned, terms=CachedTerms(segment, row) if row_has else None,  # type: ignore[arg-type]
+            scope=scope, _path=row_path, rel_path=row_rel, document=document, mtime=row_mtime, size=row_size,
+            problems=problems.get(row, ()), pinned=row in pinned, terms=row_terms,
         )
         append(entry)
     if segment is not None:
         segment.entries = entries
         segment.keys = list(map(id, entries))
     stamps = zip(ino, fsize, mtime_ns, ctime_ns)
-    loaded = CachedListing(zip([prefix + path for path in rel], zip(stamps, entries)))  # type: ignore[arg-type]
+    loaded = CachedListing(zip(paths, zip(stamps, entries)))  # type: ignore[arg-type]
     fingerprint = data.get("fingerprint")
     loaded.fingerprint = fingerprint if isinstance(fingerprint, str) else None
     # Written in order (encode_cache); trusted only when plain string order agrees with UTF-16 order
