@@ -25,6 +25,7 @@ import sys
 import threading
 import time
 from array import array
+from collections import Counter
 from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -310,11 +311,19 @@ def _terms_segment(entries: list[MemoryEntry]) -> tuple[dict[str, Any], dict[str
             totals[field] += lengths[field]
     if not count:
         return None
-    from app.context.memory.ranking import saturated
+    from app.context.memory.ranking import MAX_DRIFT, saturated
     from app.context.memory.term_segment import encode_segment
 
     # Bm25fIndex._averages over the scope's indexed memories: what a new process's index starts from.
     basis = tuple(max(total / count, 1.0) for total in totals)
+    # One changed memory moves the averages a little: postings saved with averages within MAX_DRIFT
+    # of these are what the index itself keeps using (ranking._rebase_if_drifted), so the older
+    # segment's basis is kept and its rows are copied, not recomputed (~1.5 s at 50,000 memories).
+    older = Counter(terms.segment for terms in rows if isinstance(terms, CachedTerms))
+    if older:
+        kept = older.most_common(1)[0][0].basis
+        if all(abs(a - b) <= MAX_DRIFT * b for a, b in zip(basis, kept)):
+            basis = kept
     return encode_segment(rows, basis, saturated)  # type: ignore[arg-type]
 
 

@@ -93,3 +93,19 @@ def test_a_segment_entry_leaving_and_a_drift_keep_the_index_exact(store: MemoryS
     tokenised = _scores(entries, tokenised=True)["token budget review"]
     assert _scores(entries, tokenised=False)["token budget review"] == tokenised
     assert plan.scored  # still ranks after the rebase
+
+
+def test_a_save_after_a_small_change_keeps_the_segments_averages(store: MemoryStore) -> None:
+    plan_recall("warm up", list_recall_candidates(store))
+    _new_process()
+    basis = next(e.terms.segment.basis for e in store.list(MemoryScope.PROJECT) if e.usable)
+    changed = store.paths.project_root / "feedback" / "m01.md"
+    changed.write_text(changed.read_text(encoding="utf-8").rstrip("\n") + " pelican\n", encoding="utf-8")  # one word more
+    plan_recall("warm up", list_recall_candidates(store))  # the changed memory tokenised, the cache file saved again
+    scan_module.save_term_statistics()
+    _new_process()
+    entries = store.list(MemoryScope.PROJECT)
+    assert {e.terms.segment.basis for e in entries if e.usable} == {basis}  # within MAX_DRIFT: rows copied, not recomputed
+    from_segment, tokenised = _scores(entries, tokenised=False), _scores(entries, tokenised=True)
+    for question in QUESTIONS:
+        assert [p for p, _ in from_segment[question]] == [p for p, _ in tokenised[question]]
