@@ -17,7 +17,9 @@ by its mtime or its ctime, is always read again). Figures:
   the 150 ms target is about, with an ``lstat`` of every file (headless, no watcher) and with
   the scope watched (an interactive session: only reported paths are looked at);
 - one memory edited in place, one written by atomic rename, one rewritten by atomic rename and
-  one removed, each followed by listing plus recall.
+  one removed, each followed by listing plus recall;
+- whole headless ``-p`` turns asking for the generated memory against a local scripted server,
+  beside turns in a workspace without memories (median of 3 each, alternating).
 
 Correctness is checked on the way: every file is listed (no cap), and a question
 about one generated memory recalls it first.
@@ -107,7 +109,12 @@ def main(argv: list[str]) -> int:
         from app.context.memory.recall import plan_recall
         from app.context.memory.scan import _states, cache_file, clear_scan_cache, scan_scope, wait_for_cache_saves, watch_scopes
 
-        root = Path(tmp) / "memory"
+        # The project memory of a workspace kept in it (QWEN_CODE_MEMORY_LOCAL), so the headless
+        # turns at the end list the same files and find the same cache file.
+        workspace = Path(tmp) / "repo"
+        (workspace / ".git").mkdir(parents=True)
+        os.environ["QWEN_CODE_MEMORY_LOCAL"] = "1"
+        root = workspace / ".qwen" / "memory"
         started = time.perf_counter()
         target = _write(root, count)
         print(f"{count:,} memory files written in {_ms(started) / 1000:.1f} s; load average {os.getloadavg()[0]:.2f} on {os.cpu_count()} cores")
@@ -212,9 +219,47 @@ def main(argv: list[str]) -> int:
         print(f"  after one memory written (atomic rename):       {after_write:8.0f} ms")
         print(f"  after one memory rewritten (atomic rename):     {after_rewrite:8.0f} ms")
         print(f"  after one memory removed:                       {after_remove:8.0f} ms")
-        print(f"load average at the end {os.getloadavg()[0]:.2f}")
         wait_for_cache_saves(120)
+        with_memories, without = _headless_turns(workspace, Path(tmp))
+        print(f"headless -p turn with these memories (median of 3):{statistics.median(with_memories):6.0f} ms  "
+              f"(min {min(with_memories):.0f}, max {max(with_memories):.0f}; with none: {statistics.median(without):.0f} ms)")
+        print(f"load average at the end {os.getloadavg()[0]:.2f}")
     return 0
+
+
+def _headless_turns(workspace: Path, tmp: Path, runs: int = 3) -> tuple[list[float], list[float]]:
+    """Wall ms of ``agentctx-tui -p`` turns asking for the target memory, alternating with turns in a
+    workspace without memories, against a local scripted server. Three turns first, unmeasured: the
+    first writes MEMORY.md, the next finds it in step once it is past its racy second."""
+    import subprocess
+
+    from tests.fakes.openai_server import FakeOpenAIServer, Reply
+
+    bare = tmp / "bare"
+    (bare / ".git").mkdir(parents=True)
+    query = "what is the staging database called?"
+    with FakeOpenAIServer(responder=lambda request: Reply.text("It is called pelican.")) as server:
+        env = {k: v for k, v in os.environ.items() if not k.startswith("OPENAI_")}
+        env.update(OPENAI_BASE_URL=server.base_url, OPENAI_API_KEY="bench", OPENAI_MODEL="fake-model", NO_PROXY="127.0.0.1,localhost")
+        env["PYTHONPATH"] = str(Path(__file__).resolve().parents[1])
+
+        def turn(cwd: Path) -> float:
+            started = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "app", "-p", query], cwd=cwd, env=env, stdin=subprocess.DEVNULL, capture_output=True, timeout=600, check=True)
+            return _ms(started)
+
+        for _ in range(3):
+            turn(workspace)
+            time.sleep(0.4)
+        turn(bare)
+        with_memories, without = [], []
+        for _ in range(runs):
+            server.requests.clear()
+            with_memories.append(turn(workspace))
+            turn_requests = [r for r in server.requests if "You choose which saved memories" not in str(r.body["messages"][0])]
+            assert any("pelican" in str(r.body["messages"]) for r in turn_requests), "the memory was not recalled"
+            without.append(turn(bare))
+    return with_memories, without
 
 
 if __name__ == "__main__":
