@@ -31,6 +31,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from app.context.memory.bm25f import B, K1, MAX_DRIFT, WEIGHTS, saturated  # noqa: F401  (this module's API too)
 from app.context.memory.bulk import paused_gc
 from app.context.memory.entry import DocTerms, MemoryEntry
 from app.context.memory.term_segment import CachedTerms, TermSegment
@@ -40,17 +41,11 @@ from app.context.memory.textunits import utf16_sort_key
 if TYPE_CHECKING:
     from app.context.memory.scan import ListingDelta
 
-# Field weights and length normalisation (title, description, body).
-WEIGHTS = (3.0, 2.0, 1.0)
-B = (0.3, 0.5, 0.75)
-K1 = 1.2
 # Past this many characters a body adds no terms (a long body is still recalled by its start).
 MAX_INDEXED_BODY_CHARS = 4000
 # Tuned on the recall set in bench/recall_eval.py (its own generated memories, no public benchmark).
 MIN_COVERAGE = 0.25
 RELATIVE_CUTOFF = 0.4
-# Postings are recomputed when an average field length drifts this far from the one they used.
-MAX_DRIFT = 0.01
 # A sync that tokenised this many memories saves them to the scopes' cache files.
 SAVE_TERMS_AFTER = 50
 
@@ -69,18 +64,6 @@ def doc_terms(entry: MemoryEntry) -> DocTerms:
     terms = DocTerms(counters, tuple(sum(c.values()) for c in counters))  # type: ignore[arg-type]
     object.__setattr__(entry, "terms", terms)  # the entry is immutable in every field that is compared
     return terms
-
-
-def saturated(terms: DocTerms, basis: Sequence[float]) -> dict[str, float]:
-    """Each term's saturated, length-normalised frequency tf / (K1 + tf) in one memory, with the
-    average field lengths ``basis``: its posting in the index (and in the cache file's segment)."""
-    title, description, body = terms.fields
-    norms = [1 - B[f] + B[f] * terms.lengths[f] / basis[f] for f in range(3)]
-    result: dict[str, float] = {}
-    for term in set(title) | set(description) | set(body):
-        tf = WEIGHTS[0] * title.get(term, 0) / norms[0] + WEIGHTS[1] * description.get(term, 0) / norms[1] + WEIGHTS[2] * body.get(term, 0) / norms[2]
-        result[term] = tf / (K1 + tf)
-    return result
 
 
 @dataclass(frozen=True)
@@ -331,11 +314,11 @@ class Bm25fIndex:
             idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
             weight += idf
             if not scores:
-                scores = {key: idf * saturated for key, saturated in posting.items()}
+                scores = {key: idf * value for key, value in posting.items()}
                 continue
             get = scores.get
-            for key, saturated in posting.items():
-                scores[key] = get(key, 0.0) + idf * saturated
+            for key, value in posting.items():
+                scores[key] = get(key, 0.0) + idf * value
         return scores, weight
 
 

@@ -16,7 +16,7 @@ columns and the memories' search terms, written atomically, in the user's data
 directory, never in the repository), so a new process does not parse or
 tokenise thousands of files again; an entry from it is used only when the
 file's ``lstat`` still matches. Nothing is capped silently:
-every file is listed, and a directory past MAX_SCAN_DEPTH is named in
+every file is listed, and a directory past walk.MAX_SCAN_DEPTH is named in
 ``scan_notes`` (shown by the memory panel and ``memory list``).
 """
 
@@ -27,10 +27,9 @@ import bisect
 import os
 import time
 from dataclasses import dataclass
-from functools import partial
-from operator import attrgetter, itemgetter
+from operator import itemgetter
 from pathlib import Path
-from stat import S_IFDIR, S_IFLNK, S_ISDIR, S_ISLNK
+from stat import S_ISDIR, S_ISLNK
 
 from app.context.memory.document import ParsedMemory, parse_memory_text
 from app.context.memory.entry import MemoryEntry
@@ -50,11 +49,10 @@ from app.context.memory.scan_cache import (  # cache_file and wait_for_cache_sav
 from app.context.memory.textunits import utf16_sort_key
 from app.context.memory.watch import ScopeWatcher
 
-# Type directories sit one level down; a little more leaves room for the
-# pinned directory and hand-made grouping without walking a whole tree.
-MAX_SCAN_DEPTH = 4
 # A file changed this recently when it was read is read again next time.
 RACY_NS = 1_000_000_000
+# (walk.py, where the directories are walked, is imported by the first listing of a root that exists:
+# a turn in a project without memories does not load it.)
 # Parsed entries are kept for this many scope roots (the project's, the person's, team memory...).
 MAX_CACHED_ROOTS = 8
 
@@ -62,6 +60,8 @@ MAX_CACHED_ROOTS = 8
 
 @dataclass(frozen=True)
 class _Found:
+    """A file listed: where it is, whether it is a symlink, its stamp when it was stat-ed."""
+
     path: str
     rel_path: str  # with '/' separators
     is_symlink: bool
@@ -155,7 +155,13 @@ def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, s
     dirs: dict[str, tuple[int, str, int]] = {}
     walked_at = time.time_ns()
     began = time.monotonic_ns()
-    entries, changed = _walk(root, real_root, scope, previous, current, notes, dirs)
+    from app.context.memory.walk import walk_scope
+
+    entries, changed = walk_scope(
+        root, previous, current, notes, dirs,
+        read_file=lambda path, rel, stamp: _cached_entry(previous, current, real_root, scope, _Found(path, rel, False, stamp)),
+        read_other=lambda path, rel, is_symlink: _entry(real_root, scope, _Found(path, rel, is_symlink)),
+    )
     volatile = {}
     if len(entries) != len(current):
         cached = {id(e) for _, e in current.values()}
@@ -171,7 +177,7 @@ def _full_scan(root: Path, real_root: str, scope: MemoryScope, key: tuple[str, s
         generation = state.generation
         fingerprint = state.fingerprint[1] if state.fingerprint and state.fingerprint[0] == generation else None
     elif state is None and not changed and not volatile and current.keys() == previous.keys() and getattr(previous, "in_order", False):
-        ordered = tuple(map(_SECOND, previous.values()))  # the cache file's rows, in the listing's order
+        ordered = tuple(map(itemgetter(1), previous.values()))  # the cache file's rows, in the listing's order
         generation = next(_generations)
         fingerprint = getattr(previous, "fingerprint", None)
     else:
@@ -273,6 +279,8 @@ def _relist_by_inode(state: _ScopeState, real_root: str, scope: MemoryScope, mov
     (bisection into the sorted tuple), so a write in a directory of 12,500 memories costs its
     ``scandir``, not a pass over 50,000 entries. False, with nothing changed, when only the
     full walk can tell (a symlink, a directory not walked before, an unreadable one): those are rare."""
+    from app.context.memory.walk import is_dir as _is_dir
+
     reread: list[tuple[str, str]] = []  # path, rel_path: new, or a new inode at a known name
     present: dict[str, set[str]] = {}  # prefix -> the names listed now
     stamps: dict[str, int] = {}
@@ -441,119 +449,6 @@ def save_term_statistics() -> None:
         save_cache_file(real_root, MemoryScope(scope_value), state.current)
 
 
-def _walk(
-    root: Path,
-    real_root: str,
-    scope: MemoryScope,
-    previous: dict[str, tuple[_Stamp, MemoryEntry]],
-    current: dict[str, tuple[_Stamp, MemoryEntry]],
-    notes: list[str],
-    dirs: dict[str, tuple[int, str, int]],
-) -> tuple[list[MemoryEntry], bool]:
-    """The entries under ``root`` and whether any was (re)read.
-
-    Every file is ``lstat``-ed (an edit in place moves no directory's mtime, so nothing cheaper
-    proves a file unchanged), but relative to an open descriptor of its directory (``fstatat``:
-    the kernel does not walk the whole path again) and in bulk: ``map`` runs the calls and picks
-    the stamps in C; a directory whose every file has its cached stamp is then taken whole (one
-    dict comparison, in C), and only the others go file by file. At 50,000 files this walk took
-    385 ms under the profiler with ``DirEntry.stat`` and the comparison one file at a time, where
-    GNU find doing the same ``lstat``s takes ~130 ms (bench/memory_scale.py)."""
-    entries: list[MemoryEntry] = []
-    changed = False
-    pending: list[tuple[str, str, int]] = [(str(root), "", 0)]
-    get = previous.get
-    append = entries.append
-    known = dict(zip(previous, map(_FIRST, previous.values())))  # path -> stamp, for whole directories at once
-    while pending:
-        directory, prefix, depth = pending.pop()
-        try:
-            dirs[directory] = (os.stat(directory).st_mtime_ns, prefix, depth)  # before listing: a change during it shows next time
-            fd = os.open(directory, _DIR_FLAGS) if _STAT_AT else -1
-        except OSError as error:
-            notes.append(f"{prefix or '.'}: could not be listed ({error.strerror or error}); its memories were left out")
-            continue
-        try:
-            try:
-                with os.scandir(fd if fd >= 0 else directory) as listing:
-                    items = list(listing)
-            except OSError as error:
-                notes.append(f"{prefix or '.'}: could not be listed ({error.strerror or error}); its memories were left out")
-                continue
-            base = os.path.join(directory, "")
-            names = [item.name for item in items if item.name[0] != "." and item.name.endswith(".md")]
-            if depth == 0 and INDEX_FILENAME in names:
-                names.remove(INDEX_FILENAME)  # the index, not a memory (a directory of that name is walked)
-            stats = _lstat_all(fd, base, names)
-        finally:
-            if fd >= 0:
-                os.close(fd)
-        paths = list(map(base.__add__, names))
-        stamps = list(map(_STAMP, stats))
-        folders = [item.name for item in items if item.name[0] != "." and (not item.name.endswith(".md") or (depth == 0 and item.name == INDEX_FILENAME)) and _is_dir(item)]
-        if dict(zip(paths, stamps)).items() <= known.items():
-            # Every file here has the stamp it was cached with: the same inode (a file's type
-            # cannot change) with the same size and times. Taken as a whole, in C.
-            hits = list(map(previous.__getitem__, paths))
-            current.update(zip(paths, hits))
-            entries.extend(map(_SECOND, hits))
-        else:
-            for name, path, stamp, mode in zip(names, paths, stamps, map(_MODE, stats)):
-                kind = mode & _IFMT
-                if kind == S_IFDIR:
-                    folders.append(name)  # a directory named like a file: walked below
-                elif kind != S_IFLNK and kind != _IFMT:
-                    hit = get(path)
-                    if hit is not None and hit[0] == stamp:
-                        current[path] = hit
-                        append(hit[1])
-                        continue
-                    changed = True
-                    append(_cached_entry(previous, current, real_root, scope, _Found(path, prefix + name, False, stamp)))
-                else:
-                    changed = True  # a symlink (read every time), or a file that could not be stat-ed
-                    append(_entry(real_root, scope, _Found(path, prefix + name, kind == S_IFLNK)))
-        for name in folders:
-            if depth + 1 < MAX_SCAN_DEPTH:
-                pending.append((base + name, f"{prefix}{name}/", depth + 1))
-            else:
-                notes.append(f"{prefix}{name}/ is more than {MAX_SCAN_DEPTH} levels deep; its files were left out")
-    return entries, changed
-
-
-# fstatat and a scandir of a descriptor (Linux, macOS, the BSDs); elsewhere paths are used.
-_STAT_AT = os.stat in os.supports_dir_fd and os.scandir in os.supports_fd
-_DIR_FLAGS = os.O_RDONLY | getattr(os, "O_DIRECTORY", 0)
-_STAMP = attrgetter("st_ino", "st_size", "st_mtime_ns", "st_ctime_ns")
-_MODE = attrgetter("st_mode")
-_FIRST, _SECOND = itemgetter(0), itemgetter(1)
-_IFMT = 0o170000  # the file type bits of st_mode (stat.S_IFMT as a mask)
-
-
-class _NoStat:
-    """A file that vanished or could not be stat-ed between the listing and its ``lstat``: a type
-    no file has, a stamp no cached file has."""
-
-    st_ino = st_size = st_mtime_ns = st_ctime_ns = 0
-    st_mode = _IFMT
-
-
-def _lstat_all(fd: int, base: str, names: list[str]) -> list[os.stat_result | _NoStat]:
-    """The ``lstat`` of each file, in one C-level ``map`` while none fails (nearly always)."""
-    if fd >= 0:
-        try:
-            return list(map(partial(os.stat, dir_fd=fd, follow_symlinks=False), names))
-        except OSError:
-            pass
-    results: list[os.stat_result | _NoStat] = []
-    for name in names:
-        try:
-            results.append(os.stat(name, dir_fd=fd, follow_symlinks=False) if fd >= 0 else os.lstat(base + name))
-        except OSError:
-            results.append(_NoStat())
-    return results
-
-
 def listing_fingerprint_for(root: Path, scope: MemoryScope, listing: MemoryListing) -> str | None:
     """The fingerprint (scan_cache.listing_fingerprint) of ``listing``, the latest listing of the
     scope at ``root``; None when that is not the latest or holds an entry read every time (a
@@ -628,13 +523,6 @@ def read_entry(root: Path, scope: MemoryScope, path: Path) -> MemoryEntry:
     """The entry for one file under ``root``."""
     found = _Found(str(path), path.relative_to(root).as_posix(), path.is_symlink())
     return _entry(os.path.realpath(root), scope, found)
-
-
-def _is_dir(item: os.DirEntry[str]) -> bool:
-    try:
-        return item.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
 
 
 def _is_symlink(item: os.DirEntry[str]) -> bool:

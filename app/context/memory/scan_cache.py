@@ -311,7 +311,7 @@ def _terms_segment(entries: list[MemoryEntry]) -> tuple[dict[str, Any], dict[str
             totals[field] += lengths[field]
     if not count:
         return None
-    from app.context.memory.ranking import MAX_DRIFT, saturated
+    from app.context.memory.bm25f import MAX_DRIFT, saturated
     from app.context.memory.term_segment import encode_segment
 
     # Bm25fIndex._averages over the scope's indexed memories: what a new process's index starts from.
