@@ -69,6 +69,7 @@ class MemoryEntry:
         head, sep, _ = self.rel_path.partition("/")
         return head if sep else ""
 
+
 class _PathField:
     """MemoryEntry.path, kept as given (a ``str`` from the scope's cache file, or a Path) and made a
     Path on first read. Building 50,000 Path objects costs ~20 us each (pathlib parses every

@@ -25,10 +25,10 @@ from __future__ import annotations
 import heapq
 import math
 import threading
-from operator import attrgetter, itemgetter
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
 from app.context.memory.bm25f import B, K1, MAX_DRIFT, WEIGHTS, saturated  # noqa: F401  (this module's API too)
