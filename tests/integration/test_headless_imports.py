@@ -63,7 +63,7 @@ def test_the_memory_writers_are_not_imported_without_memories(fake_llm: FakeOpen
     # Extraction, dreaming, forgetting and the ranker run only with memories. (Since the memory package
     # was consolidated, index, terms and statefile also hold what every turn reads: index_for_prompt,
     # normalize_text, iso_utc; the stemmer and zhconv they load lazily are checked by the test above.)
-    unused = {f"app.context.memory.{name}" for name in ("forget", "gates", "lock", "ranking")}
+    unused = {f"app.context.memory.{name}" for name in ("forget", "gates", "lock", "ranking", "term_segment", "bulk", "index_check", "bm25f", "walk")}
     assert modules & unused == set()
 
 

@@ -28,7 +28,7 @@ class MemoryEntry:
     """One memory file as listed: its scope and path, its parsed document and what is wrong with it."""
 
     scope: MemoryScope
-    path: Path  # absolute, as listed (not resolved)
+    path: Path  # absolute, as listed (not resolved); a str is accepted (see _PathField)
     rel_path: str  # relative to the scope root, with '/' separators
     document: ParsedMemory
     mtime: float  # seconds since the epoch
@@ -37,7 +37,8 @@ class MemoryEntry:
     pinned: bool = False
     # The memory's search terms (DocTerms), computed on first use and kept with the parsed
     # entry, and in the scope's cache file, so neither a later turn nor a new process tokenises the
-    # file again (tokenising is ~85 us a memory: 4.3 s for 50,000). Not part of equality.
+    # file again (tokenising is ~85 us a memory: 4.3 s for 50,000); from the cache file they are a
+    # row of its term segment (term_segment.CachedTerms). Not part of equality.
     terms: object = field(default=None, compare=False, repr=False)
 
     @property
@@ -70,6 +71,28 @@ class MemoryEntry:
         """The first directory of the relative path (``feedback`` for ``feedback/x.md``)."""
         head, sep, _ = self.rel_path.partition("/")
         return head if sep else ""
+
+
+class _PathField:
+    """MemoryEntry.path, kept as given (a ``str`` from the scope's cache file, or a Path) and made a
+    Path on first read. Building 50,000 Path objects costs ~20 us each (pathlib parses every
+    part), a second of a new process's listing, for paths that are mostly never looked at.
+    A data descriptor, so it wins over the instance dict the dataclass __init__ writes through."""
+
+    def __get__(self, entry: object, owner: type | None = None) -> Path:
+        if entry is None:
+            return self  # type: ignore[return-value]
+        value = entry.__dict__["_path"]
+        if type(value) is str:
+            value = entry.__dict__["_path"] = Path(value)
+        return value
+
+    def __set__(self, entry: object, value: Path | str) -> None:
+        entry.__dict__["_path"] = value
+
+
+MemoryEntry.path = _PathField()  # type: ignore[assignment,misc]  # after @dataclass: it must not read as a default
+
 
 SCOPE_TITLES = {
     MemoryScope.PROJECT: "Project memory",

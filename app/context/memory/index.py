@@ -308,6 +308,12 @@ def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
     return problems
 
 
+# An index is merged from its whole text (the prompt reads only its head, MAX_MEMORY_FILE_BYTES at
+# most): read with that cap, the 6.3 MB index of 50,000 memories compared unequal to its own merge
+# on every start and was rewritten cut after 256 KB, with whatever a person wrote below the cut.
+MAX_MERGED_INDEX_BYTES = 64 * 1024 * 1024
+
+
 def rebuild_index(paths: MemoryPaths, scope: MemoryScope | str, *, removed: Iterable[Path | str] = ()) -> IndexWrite:
     """Bring the scope's MEMORY.md in step with its files (merging into an existing one). ``removed``:
     files the program itself just deleted. A team root that fails the security check raises
@@ -318,10 +324,23 @@ def rebuild_index(paths: MemoryPaths, scope: MemoryScope | str, *, removed: Iter
         check_team_root(paths.workspace_root, root)
     from app.context.memory.scan import scan_scope
 
-    entries = scan_scope(root, scope)
+    return write_index(paths, scope, scan_scope(root, scope), removed=removed)
+
+
+def write_index(paths: MemoryPaths, scope: MemoryScope, entries: Sequence[MemoryEntry], *, removed: Iterable[Path | str] = ()) -> IndexWrite:
+    """rebuild_index for the scope's ``entries`` as just listed (the team root already checked)."""
+    root = paths.root(scope)
     lines = team_index_lines(entries) if scope is MemoryScope.TEAM else index_lines(entries)
     target = paths.index_file(scope)
-    existing = read_text_no_follow(target)
+    try:
+        size = os.lstat(target).st_size
+    except OSError:
+        size = 0
+    if size > MAX_MERGED_INDEX_BYTES:
+        # Merging a cut copy would drop what a person wrote past the cut: left alone, as any
+        # index over its limits is (the prompt loads its head with a warning).
+        return IndexWrite(target, IndexText(text="", kept=len(lines)), written=False, entries=tuple(entries))
+    existing = read_text_no_follow(target, MAX_MERGED_INDEX_BYTES)
     if existing is not None and existing.strip():
         gone = [os.path.relpath(os.path.abspath(p), root).replace(os.sep, "/") for p in removed]
         text = merge_index(existing, lines, root, gone)

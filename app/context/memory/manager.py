@@ -100,6 +100,10 @@ class MemoryManager:
         self._lock_release_failed = False
         self.publish = status  # told when a background task changes state
         self._notices: list[str] = []
+        # A headless run reads its prompt before building the runtime (app/cli/default.py): its
+        # first turn was asked by now, so the listings start-up makes from here on serve its recall
+        # (scan.latest_listing). An interactive turn is asked when it is submitted.
+        self._first_asked_at: int | None = None if interactive else time.monotonic_ns()
         self._told_secrets: set[Path] = set()
         # Optional embedding recall (memory.semantic); its model loads in a background thread, never in a turn.
         # "off", and "auto" in a headless run, are none at all: its module is not even imported.
@@ -165,6 +169,7 @@ class MemoryManager:
 
     def start_recall(self, query: str, recent_tools: Sequence[str] = ()) -> None:
         """Begin selecting memories for this prompt: the local ranking and, when on, the selector."""
+        asked_at, self._first_asked_at = self._first_asked_at, None
         carried: list[MemoryEntry] = []
         if self._recall is not None:
             carried = self._recall.leftover()  # a selector that settled after its turn ended
@@ -179,7 +184,7 @@ class MemoryManager:
         provider = self.provider if self.settings.recall_model else None
         self._recall = TurnRecall(
             self.store, query, provider=provider, recent_tools=recent_tools, timeout=self.settings.recall_timeout, clock=self.clock, carried=carried,
-            local_deadline=self.settings.recall_wait_seconds, semantic=self.semantic,
+            local_deadline=self.settings.recall_wait_seconds, semantic=self.semantic, asked_at=asked_at,
         )
 
     async def before_request(self, request_number: int) -> None:
@@ -327,7 +332,7 @@ class MemoryManager:
         """
         if self.settings.enabled:
             present = [scope for scope in (MemoryScope.PROJECT, MemoryScope.USER) if self.mem.root(scope).is_dir()]
-            self._rebuild_indexes(present)
+            self._refresh_indexes(present)
             # With no memory folder there is nothing to recall: no thread importing the stemmer
             # beside a headless turn's own start-up (it held the GIL for about 25 ms of it).
             if self.settings.recall and present:
@@ -336,16 +341,30 @@ class MemoryManager:
                 threading.Thread(target=self._prewarm_recall, name="memory-recall-prewarm", daemon=True).start()
 
     def _prewarm_recall(self) -> None:
-        from app.context.memory.recall import list_recall_candidates, plan_from_store
+        from app.context.memory.recall import list_recall_candidates, plan_recall
 
+        # The listings refresh_indexes just made, as they were: warming up needs no fresh look at
+        # every file (50,000 lstat, ~0.2 s), and the turn's recall lists afresh anyway.
         try:
-            plan_from_store(self.store, "warm up")
+            plan_recall("warm up", list_recall_candidates(self.store, since=0))
             if self.semantic is not None:
                 from app.context.memory.semantic import warm_up
 
-                warm_up(self.semantic, lambda: list_recall_candidates(self.store))
+                warm_up(self.semantic, lambda: list_recall_candidates(self.store, since=0))
         except Exception:  # only a head start; the turn's own recall reports real problems
             pass
+
+    def _refresh_indexes(self, scopes: Sequence[MemoryScope]) -> None:
+        """At start-up: each index rebuilt unless it is known to be in step (index_check.py)."""
+        if not scopes:  # no memory folder yet: the index writer is not even imported
+            return
+        from app.context.memory.index_check import refresh_index
+
+        for scope in scopes:
+            try:
+                refresh_index(self.mem, scope)
+            except Exception:  # an unusable root: its index stays as it is, the others go on
+                continue
 
     def _rebuild_indexes(self, scopes: Iterable[MemoryScope], removed: Sequence[Path] = ()) -> None:
         scopes = list(scopes)

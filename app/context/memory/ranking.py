@@ -28,35 +28,36 @@ import threading
 from collections import Counter
 from collections.abc import Sequence
 from app.dataclass import dataclass
+from operator import attrgetter, itemgetter
 from typing import TYPE_CHECKING
 
+from app.context.memory.bm25f import B, K1, MAX_DRIFT, WEIGHTS, saturated  # noqa: F401  (this module's API too)
+from app.context.memory.bulk import paused_gc
 from app.context.memory.entry import DocTerms, MemoryEntry
+from app.context.memory.term_segment import CachedTerms, TermSegment
 from app.context.memory.terms import document_terms
 from app.context.memory.textunits import utf16_sort_key
 
 if TYPE_CHECKING:
     from app.context.memory.scan import ListingDelta
 
-# Field weights and length normalisation (title, description, body).
-WEIGHTS = (3.0, 2.0, 1.0)
-B = (0.3, 0.5, 0.75)
-K1 = 1.2
 # Past this many characters a body adds no terms (a long body is still recalled by its start).
 MAX_INDEXED_BODY_CHARS = 4000
 # Tuned on the recall set in bench/recall_eval.py (its own generated memories, no public benchmark).
 MIN_COVERAGE = 0.25
 RELATIVE_CUTOFF = 0.4
-# Postings are recomputed when an average field length drifts this far from the one they used.
-MAX_DRIFT = 0.01
 # A sync that tokenised this many memories saves them to the scopes' cache files.
 SAVE_TERMS_AFTER = 50
 
 
 def doc_terms(entry: MemoryEntry) -> DocTerms:
-    """The entry's terms: kept on the entry once computed (a cache slot, see MemoryEntry.terms)."""
+    """The entry's terms: kept on the entry once computed (a cache slot, see MemoryEntry.terms),
+    or rebuilt from the scope's cache file (term_segment.CachedTerms) without tokenising."""
     known = entry.terms
     if isinstance(known, DocTerms):
         return known
+    if isinstance(known, CachedTerms):
+        return known.doc_terms()
     name = entry.rel_path.rsplit("/", 1)[-1].removesuffix(".md").replace("-", " ").replace("_", " ")
     texts = (f"{entry.title}\n{name}", entry.description, entry.body[:MAX_INDEXED_BODY_CHARS])
     counters = tuple(dict(Counter(document_terms(text))) for text in texts)
@@ -75,16 +76,65 @@ class Ranked:
     order: int  # the scope's place (project, user, team): the first tie-break
 
 
+_FIRST, _SECOND, _THIRD = itemgetter(0), itemgetter(1), itemgetter(2)
+_TERMS, _ROW, _SEGMENT = attrgetter("terms"), attrgetter("row"), attrgetter("segment")
+
+
+def _split_cached(
+    keys: list[int], entries: list[MemoryEntry]
+) -> tuple[list[tuple[int, MemoryEntry]], dict[int, list[tuple[int, MemoryEntry, CachedTerms]]]]:
+    """The entries to post one by one, and those whose terms are rows of a cache-file segment,
+    grouped by segment. In C where it can be (map, zip, compare): a new process hands the index
+    50,000 entries from one segment, and a Python loop over them cost ~0.2 s under load."""
+    terms = list(map(_TERMS, entries))
+    at = [i for i, t in enumerate(terms) if type(t) is CachedTerms]
+    if not at:
+        return list(zip(keys, entries)), {}
+    picked = list(map(terms.__getitem__, at))
+    segments = set(map(id, map(_SEGMENT, picked)))
+    if len(segments) == 1:
+        segment = picked[0].segment
+        picked_keys = list(map(keys.__getitem__, at))
+        if list(map(segment.keys.__getitem__, map(_ROW, picked))) == picked_keys:  # each entry is its row's
+            chosen = set(at)
+            plain = [(k, e) for i, (k, e) in enumerate(zip(keys, entries)) if i not in chosen] if len(at) < len(keys) else []
+            return plain, {id(segment): list(zip(picked_keys, map(entries.__getitem__, at), picked))}
+    plain_rows: list[tuple[int, MemoryEntry]] = []
+    groups: dict[int, list[tuple[int, MemoryEntry, CachedTerms]]] = {}
+    for key, entry, known in zip(keys, entries, terms):
+        if type(known) is CachedTerms and known.segment.keys[known.row] == key:
+            groups.setdefault(id(known.segment), []).append((key, entry, known))
+        else:
+            plain_rows.append((key, entry))
+    return plain_rows, groups
+
+
+class _Adopted:
+    """A cache file's term segment taken into an index as it is: ``dead`` holds the keys of its rows
+    the index does not hold (changed or gone since it was saved), ``done`` the terms whose
+    postings were already moved into the index's dicts."""
+
+    __slots__ = ("segment", "dead", "done")
+
+    def __init__(self, segment: TermSegment, dead: set[int]) -> None:
+        self.segment = segment
+        self.dead = dead
+        self.done: set[str] = set()
+
+
 class Bm25fIndex:
     """An inverted index over a set of memories, kept in step with the listing by ``sync``."""
 
     def __init__(self) -> None:
         # Keyed by the entry's id: entries are immutable and held here, so an id stays theirs, and an
         # unchanged file's entry is the same object from one listing to the next.
-        self._docs: dict[int, tuple[MemoryEntry, DocTerms]] = {}
+        self._docs: dict[int, tuple[MemoryEntry, DocTerms | CachedTerms]] = {}
         # term -> {doc key: its saturated, length-normalised frequency tf / (K1 + tf)}, computed with
         # the average field lengths in _basis; a question then costs one multiply-add per posting.
         self._postings: dict[str, dict[int, float]] = {}
+        # Cache-file segments whose postings join _postings term by term, when a question asks for
+        # the term (see term_segment.py): a new process does not post 50,000 memories first.
+        self._adopted: list[_Adopted] = []
         self._total = [0, 0, 0]
         self._basis = (1.0, 1.0, 1.0)
         self._version: tuple[object, ...] = ()
@@ -103,25 +153,82 @@ class Bm25fIndex:
         if version and delta is not None and delta.before == self._version and self._apply(delta, len(entries)):
             self._version = version
             return
-        wanted: dict[int, MemoryEntry] = {id(e): e for e in entries}
+        wanted: dict[int, MemoryEntry] = dict(zip(map(id, entries), entries))
         if not (len(wanted) == len(self._docs) and all(k in self._docs for k in wanted)):
             for key in [k for k in self._docs if k not in wanted]:
                 self._remove(key)
+            was_empty = not self._docs
             tokenised = 0
             added: list[int] = []
-            for key, entry in wanted.items():
-                if key not in self._docs:
-                    tokenised += entry.terms is None
+            new_keys = list(wanted) if was_empty else [k for k in wanted if k not in self._docs]
+            with paused_gc():  # up to 50,000 new tuples at once (bulk.py)
+                plain, cached = _split_cached(new_keys, list(map(wanted.__getitem__, new_keys)))
+                adopt_later = self._adopt(cached, was_empty)
+            for key, entry in plain:
+                tokenised += entry.terms is None
+                self._add(key, entry)
+                added.append(key)
+            for rows in adopt_later:
+                for key, entry, _ in rows:
                     self._add(key, entry)
                     added.append(key)
             if not self._rebase_if_drifted():
                 for key in added:
-                    self._post(key, self._docs[key][1])
+                    self._post(key, self._docs[key][1])  # type: ignore[arg-type]
             if tokenised >= SAVE_TERMS_AFTER:
                 from app.context.memory.scan import save_term_statistics
 
                 save_term_statistics()
         self._version = version
+
+    def _adopt(self, groups: dict[int, list[tuple[int, MemoryEntry, CachedTerms]]], was_empty: bool) -> list[list[tuple[int, MemoryEntry, CachedTerms]]]:
+        """Take the groups of entries whose terms are in a cache-file segment into the index as
+        segments (nothing posted now); returns the groups that must be posted one by one instead
+        (a segment whose postings used other average lengths than this index: their terms are
+        still read from the segment, not tokenised). An empty index takes the basis of the
+        largest segment."""
+        if not groups:
+            return []
+        ordered = sorted(groups.values(), key=len, reverse=True)
+        if was_empty and not self._adopted:
+            self._basis = ordered[0][0][2].segment.basis
+        adopted = {id(a.segment) for a in self._adopted}
+        rest: list[list[tuple[int, MemoryEntry, CachedTerms]]] = []
+        for rows in ordered:
+            segment = rows[0][2].segment
+            if id(segment) in adopted or segment.basis != self._basis:
+                rest.append(rows)
+                continue
+            alive = set(map(_ROW, map(_THIRD, rows)))
+            dead_rows = set(range(len(segment))) - alive
+            total = segment.totals()
+            for row in dead_rows:
+                lengths = segment.row_lengths(row)
+                for field in range(3):
+                    total[field] -= lengths[field]
+            for field in range(3):
+                self._total[field] += total[field]
+            self._docs.update(zip(map(_FIRST, rows), zip(map(_SECOND, rows), map(_THIRD, rows))))
+            self._adopted.append(_Adopted(segment, {segment.keys[row] for row in dead_rows}))
+        return rest
+
+    def _posting(self, term: str) -> dict[int, float] | None:
+        """The term's postings, with those of adopted segments moved in on first use."""
+        posting = self._postings.get(term)
+        for adopted in self._adopted:
+            if term in adopted.done:
+                continue
+            adopted.done.add(term)
+            extra = adopted.segment.postings(term)
+            if not extra:
+                continue
+            for key in [k for k in adopted.dead if k in extra] if len(adopted.dead) < len(extra) else [k for k in extra if k in adopted.dead]:
+                del extra[key]
+            if posting is None:
+                self._postings[term] = posting = extra
+            else:
+                posting.update(extra)
+        return posting
 
     def _apply(self, delta: ListingDelta, count: int) -> bool:
         """Apply a listing's change (entries removed, entries added) to the index synced to the
@@ -139,7 +246,7 @@ class Bm25fIndex:
             self._add(id(entry), entry)
         if not self._rebase_if_drifted():
             for entry in delta.added:
-                self._post(id(entry), self._docs[id(entry)][1])
+                self._post(id(entry), self._docs[id(entry)][1])  # type: ignore[arg-type]
         return True
 
     def _add(self, key: int, entry: MemoryEntry) -> None:
@@ -149,15 +256,12 @@ class Bm25fIndex:
             self._total[field] += terms.lengths[field]
 
     def _post(self, key: int, terms: DocTerms) -> None:
-        title, description, body = terms.fields
-        norms = [1 - B[f] + B[f] * terms.lengths[f] / self._basis[f] for f in range(3)]
         postings = self._postings
-        for term in set(title) | set(description) | set(body):
-            tf = WEIGHTS[0] * title.get(term, 0) / norms[0] + WEIGHTS[1] * description.get(term, 0) / norms[1] + WEIGHTS[2] * body.get(term, 0) / norms[2]
+        for term, value in saturated(terms, self._basis).items():
             posting = postings.get(term)
             if posting is None:
                 postings[term] = posting = {}
-            posting[key] = tf / (K1 + tf)
+            posting[key] = value
 
     def _averages(self) -> tuple[float, float, float]:
         count = max(len(self._docs), 1)
@@ -165,18 +269,28 @@ class Bm25fIndex:
 
     def _rebase_if_drifted(self) -> bool:
         """Recompute every posting when an average field length moved more than MAX_DRIFT from the
-        one they were computed with (adding one memory to 50,000 moves it by a fraction of that)."""
+        one they were computed with (adding one memory to 50,000 moves it by a fraction of that).
+        Adopted segments are given up then: their postings used the old averages."""
         averages = self._averages()
         if all(abs(a - b) <= MAX_DRIFT * b for a, b in zip(averages, self._basis)):
             return False
         self._basis = averages
         self._postings = {}
-        for key, (_, terms) in self._docs.items():
+        self._adopted = []
+        for key, (entry, terms) in list(self._docs.items()):
+            if isinstance(terms, CachedTerms):
+                terms = terms.doc_terms()
+                self._docs[key] = (entry, terms)
             self._post(key, terms)
         return True
 
     def _remove(self, key: int) -> None:
         _, terms = self._docs.pop(key)
+        if isinstance(terms, CachedTerms):
+            for adopted in self._adopted:
+                if adopted.segment is terms.segment:
+                    adopted.dead.add(key)  # its postings not yet moved in are dropped when they are
+            terms = terms.doc_terms()
         for counter in terms.fields:
             for term in counter:
                 posting = self._postings.get(term)
@@ -195,18 +309,18 @@ class Bm25fIndex:
         scores: dict[int, float] = {}
         weight = 0.0
         for term in terms:
-            posting = self._postings.get(term, {})
+            posting = self._posting(term) or {}
             # A term no memory has weighs like one memory has: with few memories the textbook IDF
             # of an absent term (up to 2.6x a present one's) would sink every multi-word question.
             df = max(len(posting), 1)
             idf = math.log(1 + (count - df + 0.5) / (df + 0.5))
             weight += idf
             if not scores:
-                scores = {key: idf * saturated for key, saturated in posting.items()}
+                scores = {key: idf * value for key, value in posting.items()}
                 continue
             get = scores.get
-            for key, saturated in posting.items():
-                scores[key] = get(key, 0.0) + idf * saturated
+            for key, value in posting.items():
+                scores[key] = get(key, 0.0) + idf * value
         return scores, weight
 
 

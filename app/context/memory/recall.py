@@ -84,12 +84,12 @@ class RecallPlan:
         return self.scored + tuple(rest)
 
 
-def list_recall_candidates(store: MemoryStore) -> list[MemoryEntry]:
+def list_recall_candidates(store: MemoryStore, *, since: int | None = None) -> list[MemoryEntry]:
     """The project's memories, then the person's. A user scope that cannot be read
-    only costs its memories, never the project's."""
-    project = store.list(MemoryScope.PROJECT)
+    only costs its memories, never the project's. ``since``: see MemoryStore.list."""
+    project = store.list(MemoryScope.PROJECT, since=since)
     try:
-        user = store.list(MemoryScope.USER)
+        user = store.list(MemoryScope.USER, since=since)
     except OSError as error:
         log.warning("user memories could not be listed: %s", error)
         user = MemoryListing()
@@ -283,7 +283,7 @@ async def model_result(
     now: float,
 ) -> RecallResult:
     """The model's pick among the plan's candidates; the heuristic's when the model fails."""
-    request = build_selector_request(query, [e for e in plan.ranked if not _header_holds_secret(e)], recent_tools)
+    request = build_selector_request(query, plan.ranked, recent_tools, keep=lambda e: not _header_holds_secret(e))
     try:
         chosen = await _ask_model(provider, request, limit, timeout)
     except (LLMError, RecallSelectorError) as error:
@@ -297,10 +297,12 @@ async def model_result(
 
 def plan_from_store(
     store: MemoryStore, query: str, *, recent_tools: Sequence[str] = (), excluded_paths: Iterable[str] = (),
-    semantic: SemanticRecall | None = None,
+    semantic: SemanticRecall | None = None, asked_at: int | None = None,
 ) -> RecallPlan:
-    """List the project and user memories and rank them for ``query`` (blocking; run it in a thread)."""
-    return plan_recall(query, list_recall_candidates(store), recent_tools=recent_tools, excluded_paths=excluded_paths, semantic=semantic)
+    """List the project and user memories and rank them for ``query`` (blocking; run it in a thread).
+    ``asked_at`` (time.monotonic_ns): when the question was asked; a listing begun since serves it."""
+    candidates = list_recall_candidates(store, since=asked_at)
+    return plan_recall(query, candidates, recent_tools=recent_tools, excluded_paths=excluded_paths, semantic=semantic)
 
 
 async def recall_for_query(

@@ -136,6 +136,7 @@ class TurnRecall:
         carried: Sequence[MemoryEntry] = (),
         local_deadline: float = LOCAL_RECALL_DEADLINE_SECONDS,
         semantic: SemanticRecall | None = None,
+        asked_at: int | None = None,
     ) -> None:
         self.clock = clock
         self.local_deadline = local_deadline
@@ -144,7 +145,10 @@ class TurnRecall:
         self._carried = list(carried)
         excluded = [str(p) for p in excluded_paths]
         self._plan: asyncio.Future[RecallPlan] = asyncio.ensure_future(
-            asyncio.to_thread(plan_from_store, store, query, recent_tools=recent_tools, excluded_paths=excluded, semantic=semantic)
+            asyncio.to_thread(
+                plan_from_store, store, query, recent_tools=recent_tools, excluded_paths=excluded, semantic=semantic,
+                asked_at=time.monotonic_ns() if asked_at is None else asked_at,
+            )
         )
         self._plan.add_done_callback(_consume_exception)
         self._selector: asyncio.Future[RecallResult] | None = None

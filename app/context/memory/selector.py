@@ -19,9 +19,10 @@ cannot say: where a credential lives, who owns a system, a known pitfall.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from app.dataclass import dataclass
 from functools import lru_cache
+from itertools import islice
 from typing import Any
 
 from app.context.memory.entry import MemoryEntry
@@ -59,13 +60,16 @@ class SelectorRequest:
     temperature: float = 0.0
 
 
-def model_candidates(ranked: Sequence[MemoryEntry]) -> list[MemoryEntry]:
+def model_candidates(ranked: Sequence[MemoryEntry], keep: Callable[[MemoryEntry], bool] | None = None) -> list[MemoryEntry]:
     """Up to 200 memories for the manifest: the 20 most recently changed whatever their
-    score (a fresh memory may use words the query does not), then the best ranked."""
-    recent = sorted(ranked, key=lambda e: -e.mtime)[:RECENT_MODEL_CANDIDATE_RESERVE]
+    score (a fresh memory may use words the query does not), then the best ranked. With
+    ``keep``, only memories it accepts, asked of as few as it takes: the same choice as filtering
+    all first, without a secret scan of 50,000 headers (1.5 s) for a manifest of 200."""
+    accepted = (lambda entries: entries) if keep is None else (lambda entries: filter(keep, entries))
+    recent = list(islice(accepted(sorted(ranked, key=lambda e: -e.mtime)), RECENT_MODEL_CANDIDATE_RESERVE))
     chosen = {id(e) for e in recent}
-    rest = [e for e in ranked if id(e) not in chosen]
-    return recent + rest[: MAX_MODEL_CANDIDATE_DOCS - len(recent)]
+    rest = islice(accepted(e for e in ranked if id(e) not in chosen), MAX_MODEL_CANDIDATE_DOCS - len(recent))
+    return recent + list(rest)
 
 
 def manifest_line(entry: MemoryEntry, short_id: str) -> str:
@@ -107,8 +111,10 @@ def selector_prompt(query: str, manifest: str, recent_tools: Sequence[str] = ())
     return text
 
 
-def build_selector_request(query: str, ranked: Sequence[MemoryEntry], recent_tools: Sequence[str] = ()) -> SelectorRequest:
-    manifest, listed = build_manifest(model_candidates(ranked))
+def build_selector_request(
+    query: str, ranked: Sequence[MemoryEntry], recent_tools: Sequence[str] = (), keep: Callable[[MemoryEntry], bool] | None = None
+) -> SelectorRequest:
+    manifest, listed = build_manifest(model_candidates(ranked, keep))
     return SelectorRequest(
         system=selector_system_prompt(),
         prompt=selector_prompt(query, manifest, recent_tools),

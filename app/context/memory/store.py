@@ -22,7 +22,7 @@ from app.context.memory.paths import (
     is_auto_mem_path,
     realpath_nearest_existing,
 )
-from app.context.memory.scan import read_entry, scan_scope
+from app.context.memory.scan import latest_listing, read_entry, scan_scope
 from app.context.memory.paths import file_name_problem, memory_file_name
 from app.fsutil import atomic_write_text
 from app.paths import ensure_private_dir
@@ -40,9 +40,16 @@ class MemoryStore:
     def __init__(self, paths: MemoryPaths) -> None:
         self.paths = paths
 
-    def list(self, scope: MemoryScope | str) -> list[MemoryEntry]:
+    def list(self, scope: MemoryScope | str, *, since: int | None = None) -> list[MemoryEntry]:
+        """The scope's memories. ``since`` (time.monotonic_ns): the last listing as it was when it
+        began at or after then (scan.latest_listing: no ``lstat`` of 50,000 files)."""
         scope = MemoryScope(scope)
-        return scan_scope(self.paths.root(scope), scope)
+        root = self.paths.root(scope)
+        if since is not None:
+            listing = latest_listing(root, scope, since)
+            if listing is not None:
+                return listing
+        return scan_scope(root, scope)
 
     def list_scopes(self, scopes: Iterable[MemoryScope | str] = (MemoryScope.PROJECT, MemoryScope.USER)) -> list[MemoryEntry]:
         """The entries of each scope in turn (the order recall breaks ties by)."""

@@ -11,7 +11,10 @@ from pathlib import Path
 import pytest
 
 from app.context.memory.paths import MemoryScope
-from app.context.memory.ranking import DocTerms, _indexes
+from dataclasses import replace
+
+from app.context.memory.ranking import _indexes, doc_terms
+from app.context.memory.term_segment import CachedTerms
 from app.context.memory.recall import list_recall_candidates, plan_recall
 from app.context.memory.store import MemoryStore
 from app.fsutil import atomic_write_text
@@ -141,7 +144,9 @@ def test_a_new_process_finds_the_terms_in_the_cache_file(store: MemoryStore, mon
     scan_module.clear_scan_cache()  # as a new process: nothing in memory, the cache file on disk
     _indexes.clear()
     entries = store.list(MemoryScope.PROJECT)
-    assert len(entries) == 6 and all(isinstance(e.terms, DocTerms) for e in entries)
+    assert len(entries) == 6 and all(isinstance(e.terms, CachedTerms) for e in entries)  # read back, not tokenised
+    for entry in entries:  # the same terms a fresh tokenisation gives
+        assert entry.terms.doc_terms() == doc_terms(replace(entry, terms=None))
     plan = plan_recall("what is the staging database called?", list_recall_candidates(store))
     assert [e.rel_path for e in plan.relevant] == ["project/staging-db.md"]
 
@@ -187,7 +192,7 @@ def test_a_write_relists_only_its_own_directory(store: MemoryStore, monkeypatch:
 
 
 def test_a_watched_session_saves_its_few_edits_at_exit(store: MemoryStore) -> None:
-    import json
+    from app.context.memory.scan_cache import decode_cache
 
     root = store.paths.project_root
     _seed(root, 5)
@@ -197,7 +202,74 @@ def test_a_watched_session_saves_its_few_edits_at_exit(store: MemoryStore) -> No
     atomic_write_text(root / "project" / "late.md", memory_text("Late", "written late in the session", "project", "z"))
     assert "project/late.md" in [e.rel_path for e in store.list(MemoryScope.PROJECT)]
     scan_module.wait_for_cache_saves()
-    saved = lambda: [row[1] for row in json.loads(target.read_text(encoding="utf-8"))["entries"]]  # noqa: E731
+    saved = lambda: [e.rel_path for _, e in decode_cache(target.read_bytes(), os.path.realpath(root), MemoryScope.PROJECT, str(root)).values()]  # noqa: E731
     assert "project/late.md" not in saved()  # one edit does not rewrite the whole cache file mid-session
     scan_module.save_unsaved_edits()  # what the interpreter runs at exit
     assert "project/late.md" in saved()
+
+
+def test_a_warm_up_reuses_the_last_listing_and_a_turn_still_sees_an_edit(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = store.paths.project_root
+    _seed(root)
+    first = store.list(MemoryScope.PROJECT)
+    scanned: list[str] = []
+    real = scan_module.os.scandir
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        scanned.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(scan_module.os, "scandir", counting)
+    warm = list_recall_candidates(store, since=0)  # what the start-up pre-warm uses
+    assert scanned == [] and [e.rel_path for e in warm] == [e.rel_path for e in first]
+    with (root / "feedback" / "m05.md").open("w", encoding="utf-8") as handle:  # in place: no directory moves
+        handle.write(memory_text("Osprey", "the osprey runbook is in the wiki", "feedback", "x"))
+    plan = plan_recall("where is the osprey runbook?", list_recall_candidates(store))  # a turn lists afresh
+    assert scanned and [e.rel_path for e in plan.relevant] == ["feedback/m05.md"]
+
+
+def test_a_listing_begun_after_the_question_serves_it_and_an_older_one_does_not(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = store.paths.project_root
+    _seed(root)
+    asked = time.monotonic_ns()
+    listed = store.list(MemoryScope.PROJECT)  # began after the question was asked
+    scanned: list[str] = []
+    real = scan_module.os.scandir
+
+    def counting(path):  # type: ignore[no-untyped-def]
+        scanned.append(str(path))
+        return real(path)
+
+    monkeypatch.setattr(scan_module.os, "scandir", counting)
+    assert store.list(MemoryScope.PROJECT, since=asked).version == listed.version and scanned == []
+    store.list(MemoryScope.PROJECT, since=time.monotonic_ns())  # asked after that listing began: listed afresh
+    assert scanned
+
+
+def test_a_headless_first_turn_is_asked_before_start_up_lists(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from app.config import MemorySettings
+    from app.context.memory import recall_task
+    from app.context.memory.manager import MemoryManager
+    from app.paths import Paths
+
+    asked: list[int | None] = []
+    monkeypatch.setattr(recall_task, "plan_from_store", lambda *a, asked_at=None, **k: asked.append(asked_at) or plan_recall("", []))
+    workspace = tmp_path / "repo"
+    (workspace / ".git").mkdir(parents=True)
+    import asyncio
+
+    async def turns(interactive: bool) -> None:
+        before = time.monotonic_ns()
+        manager = MemoryManager(Paths.for_cwd(workspace), session_id="s", settings=MemorySettings(), interactive=interactive)
+        manager.mem.project_root.mkdir(parents=True, exist_ok=True)  # recall looks only where a memory folder is
+        for _ in range(2):
+            submitted = time.monotonic_ns()
+            manager.start_recall("what is the staging database called?")
+            await asyncio.sleep(0.05)
+            assert asked[-1] is not None and asked[-1] >= (before if not interactive and len(asked) % 2 else submitted)
+            if not interactive and len(asked) % 2:
+                assert asked[-1] < submitted  # the headless prompt was known when the runtime was built
+
+    asyncio.run(turns(False))
+    asyncio.run(turns(True))
+    assert len(asked) == 4
