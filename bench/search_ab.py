@@ -4,8 +4,8 @@
 
 Each tree is a directory holding an ``app/`` package (e.g. ``git archive COMMIT app | tar -x -C DIR``).
 Both trees' ``GlobTool`` are imported into this one process (the ``app`` modules of the first are set
-aside before the second is imported), and runs go old, ``rg``, new, ``rg``, ... so every run of ours
-has a run of ripgrep next to it under the same load. Printed per case: the medians, their ratio (as
+aside before the second is imported), and runs go old, ``rg``, new, ``rg``, then new first, ... so
+every run of ours has a run of ripgrep right after it under the same load. Printed per case: the medians, their ratio (as
 ``bench.search`` reports it) and the median of the per-pair ratios, which moves less on a machine that
 other people are using (``bench.search``'s 7 runs moved by ±0.3× between rounds at load 5).
 """
@@ -67,8 +67,11 @@ def main() -> int:
             theirs: dict[str, list[float]] = {name: [] for name in trees}
             for context, tool, _ in trees.values():  # warm up: page cache, imports, compiled globs
                 loop.run_until_complete(tool.run(tool_args, context(root=root)))
-            for _ in range(runs):
-                for name, (context, tool, binary) in trees.items():
+            for run in range(runs):
+                # Which tree goes first alternates too: a run of ripgrep right after ours was seen to be
+                # slower than one after the other tree's, which would favour whichever is measured second.
+                for name in list(trees) if run % 2 == 0 else list(trees)[::-1]:
+                    context, tool, binary = trees[name]
                     started = time.perf_counter()
                     loop.run_until_complete(tool.run(tool_args, context(root=root)))
                     ours[name].append(time.perf_counter() - started)

@@ -39,7 +39,7 @@ MAX_RESULTS = 500
 # Beyond this many matches the order is by path alone (no stat per match; ~10 ms for 2,000 here).
 MAX_TIMED = 2_000
 # Modification times read while ripgrep is still listing (see ``_listed_and_first_stats``).
-EARLY_STATS = 500
+EARLY_STATS = 200
 RECENT_SECONDS = 24 * 60 * 60
 
 
@@ -161,11 +161,14 @@ def _split(output: bytes) -> list[str]:
 
 def _listed_and_first_stats(chunks: Iterable[bytes], directory: bytes) -> tuple[bytes, list[float]]:
     """The whole listing, and the modification times of its first ``EARLY_STATS`` names, taken
-    while ripgrep is still walking and exiting rather than after (``directory`` ends with a separator).
+    while ripgrep is still flushing its output and exiting rather than after (``directory`` ends
+    with a separator).
 
-    On the 600-file glob of ``bench.search`` this took about 1 ms off 7 (the times were most of
-    what the tool added to ripgrep). Bounded because a listing that ends above ``MAX_TIMED`` needs
-    no times: each one read for it is CPU taken from ripgrep on a busy 2-core machine.
+    On the 600-file glob of ``bench.search`` this took the tool from 1.74-1.83x to 1.64-1.73x rg's
+    time (``python -m bench.search_ab``, 501-1001 runs, load 4-7): the times are most of what the
+    tool adds to ripgrep there. 200 is about as many as fit in that last stretch of ripgrep's run
+    (~0.4 ms here, at ~2.5 µs a ``stat``); 500 gained no more on 600 files, and every one is wasted
+    on a listing that ends above ``MAX_TIMED`` (30,000 files: ≈ 0.7 ms for 200).
     """
     parts: list[bytes] = []
     pending = b""
