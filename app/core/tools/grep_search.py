@@ -22,6 +22,7 @@ from app.core.tools.errors import ToolError
 from app.core.tools.filesystem import RealFileSystem
 from app.core.tools.globmatch import glob_match
 from app.core.tools.ignore_rules import IgnoreRules
+from app.core.tools.name_filter import plain_names
 from app.core.tools.ripgrep import Ripgrep, RipgrepFailed, RipgrepUnavailable, find_ripgrep
 from app.core.tools.text import looks_binary, plural, split_lines
 
@@ -32,8 +33,6 @@ MAX_FILE_BYTES = 5 * 1024 * 1024
 # Matches are sorted newest file first, so more than are shown are read; beyond this many the search
 # stops (and says so) rather than sort a repository's worth of hits.
 READ_BUDGET = 10 * MAX_MATCHES
-# An include filter this plain means the same to ripgrep as to globmatch, so ripgrep may pre-filter.
-_PLAIN_NAME_GLOB = re.compile(r"[\w.*?-]+")
 
 
 @dataclass
@@ -131,11 +130,13 @@ async def _search_with_ripgrep(
 ) -> None:
     if not ctx.fs.is_dir(target):
         include = None  # a file named outright is searched whatever the filter says, as before
-    plain = include is not None and "/" not in include and _PLAIN_NAME_GLOB.fullmatch(include)
+    # An include filter ripgrep reads as globmatch does is checked by ripgrep too (only those files
+    # are searched); ``_included`` below still decides, for every filter.
+    names = plain_names(include) if include is not None else None
     args = ripgrep.search_args(
         pattern,
         target,
-        name_glob=include if plain else None,
+        names=names or (),
         max_per_file=MAX_MATCHES + 1,
         max_filesize=MAX_FILE_BYTES,
     )

@@ -139,6 +139,78 @@ async def test_include_with_a_directory_and_braces(engine: Ripgrep | None, tmp_p
     assert await _grep(engine, root, include="*.ts") == ["src/a.ts:1: needle", "test/c.ts:1: needle"]
 
 
+async def test_an_include_never_brings_back_an_ignored_or_hidden_file(engine: Ripgrep | None, tmp_path: Path) -> None:
+    # ripgrep's --glob overrides .gitignore (``rg -g '*.log'`` lists an ignored debug.log) and
+    # hidden-file rules; the include filter is handed to ripgrep as a file type, which does not.
+    root = _git_repo(tmp_path / "repo")
+    _put(root, ".gitignore", "*.log\nsecret.py\n")
+    _put(root, "debug.log")
+    _put(root, "secret.py")
+    _put(root, ".hidden.py")
+    _put(root, ".config/tool.py")
+    _put(root, "app.py")
+    assert await _grep(engine, root, include="*.log") == []
+    assert await _grep(engine, root, include="*.py") == ["app.py:1: needle"]
+    assert await _grep(engine, root, include="*.{py,log}") == ["app.py:1: needle"]
+    # A hidden directory named as the path is searched, its hidden entries still are not.
+    _put(root, ".config/.inner.py")
+    assert await _grep(engine, root, include="*.py", path=".config") == [".config/tool.py:1: needle"]
+
+
+def _varied_tree(root: Path) -> None:
+    _git_repo(root)
+    _put(root, ".gitignore", "build/\n*.log\nsecret.py\n!keep.log\n")
+    _put(root, "lib/.gitignore", "*.gen\n")
+    _put(root, ".ignore", "vendor/\n")
+    for rel in (
+        "README.md", "setup.py", ".env", "keep.log", "debug.log", "secret.py", "Makefile",
+        "src/app.py", "src/app.ts", "src/view.tsx", "src/café.txt", "src/a1.py", "src/ab.py",
+        "src/deep/er/mod.py", "src/deep/er/.hidden.py", "src/x.gen", "lib/x.gen", "lib/y.py",
+        ".github/workflows/ci.yml", "build/out.py", "vendor/dep.py", "node_modules/m/index.js",
+        "docs/a[1].md", "docs/guide.MD",
+    ):
+        _put(root, rel)
+
+
+@pytest.mark.parametrize(
+    "pattern",
+    [
+        "**/*.py", "*.py", "**", "**/*", "*", "src/**/*.py", "src/*.py", "src/**", "**/*.{ts,tsx}",
+        "**/*.log", "*.log", ".env", "**/.env", "**/.github/**", ".github/**/*.yml", "**/*.gen",
+        "**/café.txt", "src/caf?.txt", "src/a?.py", "src/[a-b]*.py", "**/*.md", "docs/a[1].md",
+        "*/deep/**/*.py", "src/deep/*/mod.py", "{src,lib}/**/*.py", "**/Makefile", "**/*.MD", "nothing/**",
+    ],
+)
+async def test_glob_answers_the_same_with_ripgrep_and_in_python(tmp_path: Path, pattern: str) -> None:
+    # ripgrep filters names itself (``name_filter``); whatever it is handed, the answer (and its
+    # order) must be the one the Python walk gives with globmatch and the same ignore rules.
+    root = tmp_path / "repo"
+    _varied_tree(root)
+    broken = tmp_path / "not-rg"
+    broken.write_text("not a program\n")
+    ctx = ToolContext(root=root)
+    by_ripgrep = await GlobTool(find_ripgrep()).run({"pattern": pattern}, ctx)
+    in_python = await GlobTool(Ripgrep(broken)).run({"pattern": pattern}, ctx)
+    assert by_ripgrep.output == in_python.output
+    listed = by_ripgrep.output.splitlines()
+    assert not any(rel.startswith(("build/", "vendor/", "node_modules/")) for rel in listed)
+    assert "debug.log" not in listed and "secret.py" not in listed
+
+
+async def test_glob_with_a_path_answers_the_same_with_ripgrep_and_in_python(tmp_path: Path) -> None:
+    root = tmp_path / "repo"
+    _varied_tree(root)
+    broken = tmp_path / "not-rg"
+    broken.write_text("not a program\n")
+    ctx = ToolContext(root=root)
+    for pattern in ("**/*.py", "*.py", "deep/**", "*/er/*.py"):
+        args = {"pattern": pattern, "path": "src"}
+        by_ripgrep = await GlobTool(find_ripgrep()).run(args, ctx)
+        assert by_ripgrep.output == (await GlobTool(Ripgrep(broken)).run(args, ctx)).output
+    listed = (await GlobTool(find_ripgrep()).run({"pattern": "*.py", "path": "src"}, ctx)).output.splitlines()
+    assert sorted(listed) == ["src/a1.py", "src/ab.py", "src/app.py"]
+
+
 # -- the model steering ripgrep ------------------------------------------------------------------------
 
 
