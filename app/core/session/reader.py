@@ -49,14 +49,22 @@ class LineResult:
 def iter_records(path: Path) -> Iterator[LineResult]:
     """Every non-blank line of the file, in order; bad content never raises."""
     lineno = 0
+    loads, refused, from_json = orjson.loads, orjson.JSONDecodeError, Record.from_json
     for raw in _lines(path):
         lineno += 1
-        if len(raw) <= 2 and not bytes(raw).strip():
+        size = len(raw)
+        if size <= 2 and not bytes(raw).strip():
             continue
-        complete = raw[-1:] == b"\n"
-        if len(raw) <= _ORJSON_MAX_LINE:
-            result = parse_line_bytes(raw, lineno, complete=complete)
+        if size <= _ORJSON_MAX_LINE:
+            # parse_line_bytes and _record_from inlined: two calls fewer for each of 100,000 lines.
+            try:
+                result = LineResult(lineno, from_json(loads(raw)))
+            except refused:
+                result = _parse_decoded(str(raw, "utf-8", "surrogateescape"), lineno, complete=raw[-1:] == b"\n")
+            except ValueError as exc:
+                result = LineResult(lineno, problem=str(exc))
         else:
+            complete = raw[-1:] == b"\n"
             text = str(raw, "utf-8", "surrogateescape")
             raw = b""  # the bytes go before the text is parsed: two copies at most
             result = _parse_decoded(text, lineno, complete=complete)
