@@ -35,6 +35,13 @@ class Conversation(VerticalScroll):
         self._marker.display = False
         self.anchor()
 
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        if new_value < old_value - 0.5:  # the person scrolls up: a streaming reply shows all its blocks again
+            for view in self._views.values():
+                if isinstance(view, AssistantView) and view.entry.streaming:
+                    view.show_hidden_blocks()
+
     # -- adding and updating ---------------------------------------------------------------
 
     async def add(self, entry: Entry) -> Widget:
