@@ -5,6 +5,8 @@ from __future__ import annotations
 import gc
 from pathlib import Path
 
+import pytest
+
 from textual.app import App, ComposeResult
 from textual.containers import VerticalScroll
 from textual.widgets import Markdown
@@ -27,13 +29,20 @@ LONG_REPLY = "".join(piece.format(n=n) for n in range(30) for piece in PIECES)
 
 
 class _Reply(App[None]):
+    def __init__(self, layout: str = "stream") -> None:
+        super().__init__()
+        self.layout = layout  # the app's replies use "stream" (styles/app.tcss)
+
     def compose(self) -> ComposeResult:
         with VerticalScroll(id="scroller"):
-            yield Markdown(LONG_REPLY)
+            markdown = Markdown(LONG_REPLY)
+            markdown.set_styles(f"layout: {self.layout};")
+            yield markdown
 
 
-async def test_hiding_the_blocks_far_above_changes_nothing_on_screen_nor_the_scroll_height() -> None:
-    app = _Reply()
+@pytest.mark.parametrize("layout", ["stream", "vertical"])
+async def test_hiding_the_blocks_far_above_changes_nothing_on_screen_nor_the_scroll_height(layout: str) -> None:
+    app = _Reply(layout)
     async with app.run_test(size=(70, 20)) as pilot:
         scroller = app.query_one("#scroller", VerticalScroll)
         markdown = app.query_one(Markdown)
@@ -42,7 +51,7 @@ async def test_hiding_the_blocks_far_above_changes_nothing_on_screen_nor_the_scr
         before = (app.export_screenshot(), scroller.virtual_size.height, scroller.scroll_y)
 
         offscreen = OffscreenBlocks(markdown)
-        hidden = await offscreen.hide_far_above(scroller.outer_size.height)
+        hidden = offscreen.hide_far_above(scroller.outer_size.height)
         await pilot.pause()
         blocks = [c for c in markdown.children if isinstance(c, MarkdownBlock)]
         assert hidden > 20 and sum(not b.display for b in blocks) == hidden
@@ -51,7 +60,7 @@ async def test_hiding_the_blocks_far_above_changes_nothing_on_screen_nor_the_scr
 
         offscreen.show_all()
         await pilot.pause()
-        assert all(b.display for b in blocks) and not markdown.query_one(HiddenBlocksSpacer).display
+        assert all(b.display for b in blocks) and not markdown.query(HiddenBlocksSpacer)
         assert (app.export_screenshot(), scroller.virtual_size.height, scroller.scroll_y) == before
 
 
@@ -64,13 +73,14 @@ async def test_hiding_again_adds_to_the_spacer_and_a_short_reply_hides_nothing()
         await pilot.pause()
         height = scroller.virtual_size.height
         offscreen = OffscreenBlocks(markdown)
-        first = await offscreen.hide_far_above(60)  # as if the screen were three times as tall
+        first = offscreen.hide_far_above(60)  # as if the screen were three times as tall
         await pilot.pause()
-        second = await offscreen.hide_far_above(20)
+        second = offscreen.hide_far_above(20)
         await pilot.pause()
         assert first > 0 and second > 0
         assert scroller.virtual_size.height == height
-        assert await offscreen.hide_far_above(10_000) == 0
+        assert len(markdown.query(HiddenBlocksSpacer)) == 1
+        assert offscreen.hide_far_above(10_000) == 0
 
 
 async def test_a_long_streamed_reply_hides_what_scrolled_away_and_shows_it_all_when_scrolled_up_or_done(
@@ -85,12 +95,21 @@ async def test_a_long_streamed_reply_hides_what_scrolled_away_and_shows_it_all_w
         [answer] = await _answer(pilot, app)
         await wait_until(pilot, lambda: markdown_source(answer) == LONG_REPLY, what="the whole reply shown")
         markdown = answer.query_one(Markdown)
+        async with markdown.lock:  # the last append done (the source is set before it is parsed)
+            pass
+        await pilot.pause()
+        await pilot.pause()
         blocks = [c for c in markdown.children if isinstance(c, MarkdownBlock)]
         assert any(not b.display for b in blocks), "blocks two screens above the end left the layout"
         assert gc_hold.holding(), "full collections wait while the reply streams"
-
+        conversation = app.conversation
+        height = await _settled_height(pilot, conversation)
+        spacer = markdown.query_one(HiddenBlocksSpacer)
         await pilot.press("pageup")
         await wait_until(pilot, lambda: all(b.display for b in blocks), what="every block back after scrolling up")
+        await pilot.pause()
+        assert spacer.parent is None
+        assert await _settled_height(pilot, conversation) == height, "the spacer was as tall as what it stood for"
 
         await pilot.press("escape")
         await wait_turn_done(pilot)
@@ -109,7 +128,7 @@ async def test_every_block_is_back_when_the_reply_ends(fake_llm: FakeOpenAIServe
         markdown = answer.query_one(Markdown)
         assert markdown.source == LONG_REPLY
         assert all(c.display for c in markdown.children if isinstance(c, MarkdownBlock))
-        assert all(not s.display for s in markdown.query(HiddenBlocksSpacer))
+        assert not markdown.query(HiddenBlocksSpacer)
         assert not gc_hold.holding()
 
 
@@ -129,3 +148,13 @@ def test_gc_holds_nest_and_the_last_release_puts_the_thresholds_back() -> None:
 async def _answer(pilot, app):  # type: ignore[no-untyped-def]
     await wait_until(pilot, lambda: views_of(app, AssistantView), what="the reply's view")
     return views_of(app, AssistantView)
+
+
+async def _settled_height(pilot, widget) -> int:  # type: ignore[no-untyped-def]
+    """The widget's scrollable height once three pauses in a row leave it unchanged."""
+    seen: list[int] = []
+    while len(seen) < 3 or len(set(seen[-3:])) > 1:
+        await pilot.pause(0.02)
+        seen.append(widget.virtual_size.height)
+        assert len(seen) < 200, seen
+    return seen[-1]

@@ -143,16 +143,16 @@ class AssistantView(Vertical):
             if not self._holding_gc:
                 self._holding_gc = True
                 gc_hold.hold()
-        await self._keep_layout_small()
+        self._keep_layout_small()
         await self._stream.write(inert(text))
 
-    async def _keep_layout_small(self) -> None:
+    def _keep_layout_small(self) -> None:
         """Blocks far above the screen out of the layout while the conversation follows the reply's end."""
         offscreen, conversation = self._offscreen, self.parent
         if offscreen is None or not isinstance(conversation, Widget):
             return
         if conversation.is_vertical_scroll_end:
-            await offscreen.hide_far_above(conversation.outer_size.height)
+            offscreen.hide_far_above(conversation.outer_size.height)
         else:
             offscreen.show_all()
 
@@ -246,10 +246,11 @@ class ToolView(Static):
         name, rest = (entry.tool_name, title[len(entry.tool_name):]) if title.startswith(entry.tool_name) else ("", title)
         header = Content.from_markup(f"[$text-muted]{arrow}[/] [{colour}]{mark}[/] [b]{escape(name)}[/b]")
         header += Content(rest if name else title)
-        if not self.expanded or not entry.output:
+        output = entry.shown_output() if self.expanded else ""
+        if not output:
             self.update(header)
             return
-        lines = inert(entry.output).splitlines()
+        lines = inert(output).splitlines()
         shown = lines[:MAX_OUTPUT_LINES]
         body = "\n".join(shown)
         if len(lines) > MAX_OUTPUT_LINES:

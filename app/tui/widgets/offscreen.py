@@ -6,18 +6,19 @@ grew with the reply to 50-100 ms on a quiet machine and 0.3-0.8 s at load 5 on 2
 of the reply waited behind it (bench/tui.py, ``tui.stream_5000_tokens_lag``). A widget with
 ``display: none`` is not arranged at all. So, while the conversation is scrolled to its end, top-level
 blocks whose bottom is more than two screens above the end of the reply are hidden, and one plain widget
-as tall as they were (margins collapsed as Textual's vertical layout collapses them) stands in for them:
-the scroll bar and everything on screen stay as they were. Nothing is removed or re-created; the blocks
-come back (``show_all``) when the reply ends, is reset, or the person scrolls up.
+as tall as they were stands in for them: the scroll bar and everything on screen stay as they were.
+No block is removed or re-created; the blocks come back (``show_all``) when the reply ends, is reset,
+or the person scrolls up.
 
-Heights come from each block's last layout (``outer_size``) and its margins, never from its region:
-asking an off-screen widget for its region makes Textual arrange the whole screen once more.
+Where each block is comes from the Markdown widget's own arrangement (``Widget.arrange``, cached by
+Textual for the size it was last laid out at), never from a block's region or size: asking an
+off-screen widget for its region makes Textual arrange the whole screen once more, and the size it
+keeps is from its last time on screen (before a scroll bar appeared, say).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
+from textual.geometry import Size
 from textual.widget import Widget
 from textual.widgets import Markdown
 from textual.widgets.markdown import MarkdownBlock
@@ -27,25 +28,26 @@ SCREENS_KEPT = 2
 
 
 class HiddenBlocksSpacer(Widget):
-    """Stands in, with their height, for the reply's blocks hidden above the screen."""
+    """Stands in, with their height, for the reply's blocks hidden above the screen.
+
+    Its height is its content height: the reply's Markdown uses Textual's ``stream`` layout, which
+    treats every child as ``height: auto`` and ignores styles set in code.
+    """
 
     DEFAULT_CSS = """
     HiddenBlocksSpacer {
-        height: 0;
+        height: auto;
         margin: 0;
         padding: 0;
     }
     """
 
+    def __init__(self, lines: int) -> None:
+        super().__init__()
+        self.lines = lines
 
-@dataclass
-class _Hidden:
-    """One hidden block and the height it took, margins included as the layout collapsed them."""
-
-    block: Widget
-    height: int
-    margin_top: int
-    margin_bottom: int
+    def get_content_height(self, container: Size, viewport: Size, width: int) -> int:
+        return self.lines
 
 
 class OffscreenBlocks:
@@ -53,63 +55,55 @@ class OffscreenBlocks:
 
     def __init__(self, markdown: Markdown) -> None:
         self.markdown = markdown
-        self.hidden: list[_Hidden] = []
+        self.hidden: list[Widget] = []
         self.spacer: HiddenBlocksSpacer | None = None
 
-    async def hide_far_above(self, screen_height: int) -> int:
+    def hide_far_above(self, screen_height: int) -> int:
         """Hide the blocks more than ``SCREENS_KEPT`` screens above the reply's end; returns how many were hidden now.
 
         The caller makes sure the conversation is scrolled to its end (where the reply's end is on screen).
+        Nothing here waits (the spacer's mount completes on its own): a streamed reply's updates must not
+        interleave, or its text could reach the widget out of order.
         """
-        if screen_height <= 0:
+        markdown = self.markdown
+        size = markdown.size  # the content area: what the compositor arranges the blocks in
+        if screen_height <= 0 or not size.width:
             return 0
-        blocks = [child for child in self.markdown.children if isinstance(child, MarkdownBlock) and child.display]
+        placements = [p for p in markdown.arrange(size).placements if p.widget.display]
+        blocks = [p for p in placements if isinstance(p.widget, MarkdownBlock)]
         if len(blocks) < 2:
             return 0
-        # Distance from each block's bottom to the reply's bottom, walking up from the last block.
+        end = max(p.region.bottom for p in placements)
         keep = SCREENS_KEPT * screen_height
-        below = 0
-        cut = -1  # blocks[: cut + 1] are hidden
-        for index in range(len(blocks) - 1, 0, -1):
-            block, above = blocks[index], blocks[index - 1]
-            below += block.outer_size.height + max(above.styles.margin.bottom, block.styles.margin.top)
-            if below > keep:
-                cut = index - 1
-                break
-        if cut < 0:
+        cut = 0  # blocks[:cut] are hidden now
+        while cut < len(blocks) - 1 and end - blocks[cut].region.bottom > keep:
+            cut += 1
+        if not cut:
             return 0
-        for block in blocks[: cut + 1]:
-            margin = block.styles.margin
-            self.hidden.append(_Hidden(block, block.outer_size.height, margin.top, margin.bottom))
-            block.display = False
-        height = self._spacer_height(next_margin_top=blocks[cut + 1].styles.margin.top)
-        if self.spacer is None:
-            self.spacer = HiddenBlocksSpacer()
-            self.spacer.styles.height = height
-            await self.markdown.mount(self.spacer, before=0)
-        else:
-            self.spacer.styles.height = height
-            self.spacer.display = True
-        return cut + 1
-
-    def _spacer_height(self, *, next_margin_top: int) -> int:
-        """What the hidden blocks took, from the top of the first one's margin to where the next one's margin starts."""
-        hidden = self.hidden
-        total = hidden[0].margin_top
-        for this, after in zip(hidden, hidden[1:]):
-            total += this.height + max(this.margin_bottom, after.margin_top)
-        last = hidden[-1]
-        total += last.height + max(last.margin_bottom, next_margin_top)
-        # The spacer has no margin: the next block's own top margin follows it.
-        return max(0, total - next_margin_top)
+        for placement in blocks[:cut]:
+            placement.widget.display = False
+            self.hidden.append(placement.widget)
+        # The spacer (no margin) ends where the first block kept starts its margin: that block then sits
+        # exactly where it was, since a margin next to none collapses to itself.
+        first_kept = blocks[cut]
+        lines = max(0, first_kept.region.y - first_kept.margin.top)
+        # A new spacer each time rather than a taller one: the stream layout keeps the placement of an
+        # unchanged first child from its last pass, and a resized spacer was sometimes laid out at its
+        # old height (the reply then came out shorter than it was).
+        old, self.spacer = self.spacer, HiddenBlocksSpacer(lines)
+        markdown.mount(self.spacer, before=0)
+        if old is not None:
+            old.remove()
+        return cut
 
     def show_all(self) -> None:
-        """Every block back in the layout; the spacer stays, hidden, for the next time."""
+        """Every block back in the layout, the spacer gone."""
         hidden, self.hidden = self.hidden, []
-        for item in hidden:
-            item.block.display = True
-        if self.spacer is not None:
-            self.spacer.display = False
+        spacer, self.spacer = self.spacer, None
+        for block in hidden:
+            block.display = True
+        if spacer is not None:
+            spacer.remove()
 
     def forget(self) -> None:
         """The Markdown widget was rendered anew (its children, spacer included, are gone)."""
