@@ -27,6 +27,7 @@ from typing import Any
 
 from app.core.history import Message, Usage
 from app.core.session.dedupe import ContentIndex, content_key, worth_deduplicating
+from app.core.session.lazy_text import SessionFileText
 from app.core.session.reader import ends_with_newline, last_valid_record
 from app.core.session.records import (
     SUBTYPE_CUSTOM_TITLE,
@@ -126,7 +127,7 @@ class SessionRecorder:
             recorder._since_title = tail.bytes_after_title or 0
         return recorder
 
-    def adopt(self, *, title: str | None, title_source: str | None, large_results: dict[str, str]) -> None:
+    def adopt(self, *, title: str | None, title_source: str | None, large_results: dict[str, str | SessionFileText]) -> None:
         """Take over what a loaded session knows: its title and the large tool results already stored.
 
         The loaded session read the whole file, so its title wins over the one seen in the tail.

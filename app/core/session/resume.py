@@ -15,6 +15,7 @@ from typing import Any
 
 from app.core.history import Message, Usage, close_dangling_tool_calls
 from app.core.session.dedupe import MISSING_CONTENT_PLACEHOLDER, worth_deduplicating
+from app.core.session.lazy_text import SessionFileText, hold_content, stored_content
 from app.core.session.preview import one_line_preview
 from app.core.session.reader import iter_records
 from app.core.session.records import (
@@ -62,12 +63,16 @@ class LoadedSession:
     title_source: str | None = None
     # Large tool results by the uuid of the record holding them: later records may
     # refer to them (``contentRef``), and the recorder continues from them on resume.
-    large_results: dict[str, str] = field(default_factory=dict)
+    large_results: dict[str, str | SessionFileText] = field(default_factory=dict)
     problem_lines: int = 0
 
 
-def load_session(path: Path) -> LoadedSession:
-    """Read a session file into messages; raises only if the file itself cannot be opened."""
+def load_session(path: Path, *, leave_large_results: bool = True) -> LoadedSession:
+    """Read a session file into messages; raises only if the file itself cannot be opened.
+
+    Large tool results stay in the file until read (app/core/session/lazy_text.py) unless
+    ``leave_large_results`` is False.
+    """
     loaded = LoadedSession(session_id=path.stem, path=path)
     # Loading makes hundreds of thousands of objects and no cycles; each collection the allocations
     # would set off walks all of them again. Off, a 500 MB record loads in about 30 % less CPU time.
@@ -82,7 +87,7 @@ def load_session(path: Path) -> LoadedSession:
     collecting = gc.isenabled()
     gc.disable()
     try:
-        for line in iter_records(path):
+        for line in iter_records(path, leave_large_results=leave_large_results):
             if line.record is None:
                 _line_warning(loaded, f"line {line.lineno} of {path} could not be read ({line.problem}) and was skipped")
                 continue
@@ -167,10 +172,12 @@ def _restore_or_keep_content(loaded: LoadedSession, record: Record, lineno: int)
     """Put back the text a deduplicated tool result refers to; remember large texts for later ones."""
     message = record.message
     assert message is not None
+    stored = stored_content(message)  # a text left in the file stays there
     # A writer that kept the text inline (not ours) is taken at its word.
-    if record.content_ref is None or message.content:
-        if worth_deduplicating(message.content):
-            loaded.large_results[record.uuid] = message.content
+    if record.content_ref is None or stored:
+        # A text left in the file is always large enough (reader._LEFT_TEXT_MIN).
+        if type(stored) is not str or worth_deduplicating(stored):
+            loaded.large_results[record.uuid] = stored
         return
     text = loaded.large_results.get(record.content_ref)
     if text is None:
@@ -180,7 +187,7 @@ def _restore_or_keep_content(loaded: LoadedSession, record: Record, lineno: int)
             "which is missing or unreadable; a placeholder was kept instead of its text",
         )
         text = MISSING_CONTENT_PLACEHOLDER
-    message.content = text
+    hold_content(message, text)  # the same text as the record it repeats: read once for both
 
 
 def _take_title(loaded: LoadedSession, record: Record) -> None:

@@ -10,6 +10,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 
 from app.core.history import Message, ToolCall
+from app.core.session.lazy_text import is_unread
 
 
 @dataclass
@@ -28,11 +29,19 @@ class Entry:
     # A resumed tool call whose title is worked out when it is first shown: a 500 MB session has
     # 35,000 of them and a few dozen on screen (summarizing them all took 0.4 s before the screen).
     pending_title: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+    # A resumed tool result whose text is still in the session file (app/core/session/lazy_text.py):
+    # its output is read when first shown, not to build the transcript.
+    output_of: Message | None = field(default=None, repr=False, compare=False)
 
     def shown_title(self) -> str:
         if self.pending_title is not None:
             self.title, self.pending_title = self.pending_title(), None
         return self.title
+
+    def shown_output(self) -> str:
+        if self.output_of is not None:
+            self.output, self.output_of = self.output_of.content, None
+        return self.output
 
 
 @dataclass
@@ -72,7 +81,10 @@ def entries_from_history(messages: list[Message], summarize=None) -> list[Entry]
         if role == "tool":
             entry = by_call.get(message.tool_call_id or "")
             if entry is not None:
-                entry.output = message.content
+                if is_unread(message):
+                    entry.output_of = message
+                else:
+                    entry.output = message.content
                 entry.status = "error" if message.is_error else "ok"
         elif role == "assistant":
             content, reasoning = message.content, message.reasoning
