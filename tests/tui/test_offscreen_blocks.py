@@ -117,7 +117,7 @@ async def test_a_long_streamed_reply_hides_what_scrolled_away_and_shows_it_all_w
         assert not gc_hold.holding()
 
 
-async def test_every_block_is_back_when_the_reply_ends(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+async def test_a_finished_reply_keeps_them_hidden_until_scrolled_up_or_resized(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     chunks = [piece.format(n=n) for n in range(30) for piece in PIECES]
     fake_llm.push(Reply.text(*chunks, delay=0.01))
     app = make_app(fake_llm, workspace)
@@ -126,10 +126,13 @@ async def test_every_block_is_back_when_the_reply_ends(fake_llm: FakeOpenAIServe
         await send(pilot, "a long one")
         [answer] = views_of(app, AssistantView)
         markdown = answer.query_one(Markdown)
-        assert markdown.source == LONG_REPLY
-        assert all(c.display for c in markdown.children if isinstance(c, MarkdownBlock))
+        assert markdown.source == LONG_REPLY and not gc_hold.holding()
+        blocks = [c for c in markdown.children if isinstance(c, MarkdownBlock)]
+        assert any(not b.display for b in blocks) and markdown.query(HiddenBlocksSpacer)
+
+        await pilot.resize_terminal(SIZE[0] - 20, SIZE[1])
+        await wait_until(pilot, lambda: all(b.display for b in blocks), what="every block back at another width")
         assert not markdown.query(HiddenBlocksSpacer)
-        assert not gc_hold.holding()
 
 
 def test_gc_holds_nest_and_the_last_release_puts_the_thresholds_back() -> None:

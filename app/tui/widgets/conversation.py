@@ -37,10 +37,17 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value < old_value - 0.5:  # the person scrolls up: a streaming reply shows all its blocks again
-            for view in self._views.values():
-                if isinstance(view, AssistantView) and view.entry.streaming:
-                    view.show_hidden_blocks()
+        if new_value < old_value - 0.5:  # the person scrolls up: replies show what they hid far above
+            self._show_hidden_blocks()
+
+    def on_resize(self) -> None:
+        # Another width wraps the text anew: the spacers' heights no longer hold (app/tui/widgets/offscreen.py).
+        self._show_hidden_blocks()
+
+    def _show_hidden_blocks(self) -> None:
+        for view in self._views.values():
+            if isinstance(view, AssistantView):
+                view.show_hidden_blocks()
 
     # -- adding and updating ---------------------------------------------------------------
 
