@@ -37,7 +37,9 @@ class Conversation(VerticalScroll):
 
     def watch_scroll_y(self, old_value: float, new_value: float) -> None:
         super().watch_scroll_y(old_value, new_value)
-        if new_value < old_value - 0.5:  # the person scrolls up: replies show what they hid far above
+        # The person scrolls up: replies show what they hid far above. Not when the content got shorter
+        # and the position was only held at the new end (a spacer swapped for the next one, say).
+        if new_value < old_value - 0.5 and new_value < self.max_scroll_y - 0.5:
             self._show_hidden_blocks()
 
     def on_resize(self) -> None:
