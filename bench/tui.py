@@ -24,7 +24,9 @@ whose bytes hold what we wait for.
   constructing the app with ``resume=ID`` until the first frame after the
   session is open (transcript built, the last 40 entries mounted, status
   idle). Peak memory is the growth of ``VmHWM`` over the same span, as a
-  multiple of the file size, plus the whole process's peak.
+  multiple of the file size, plus the whole process's peak; ``after_map_estimate_x`` is the growth
+  once the context map's estimate (which runs after that frame and reads every tool result left in
+  the file) has finished.
 """
 
 from __future__ import annotations
@@ -259,7 +261,13 @@ async def _resume_child(workspace: Path, session_id: str) -> dict[str, float]:
         after = peak_rss_bytes()
         entries = len(tui.conversation.transcript.entries)
         cpu = time.process_time() - cpu
-    return {"seconds": shown - started, "cpu": cpu, "growth": after - before, "peak": after, "entries": entries}
+        # Not part of the figure: the context map's estimate, which runs once the screen is drawn, reads
+        # every tool result left in the session file (app/core/session/lazy_text.py); the peak after it.
+        deadline = time.perf_counter() + 120
+        while any(w.group == "map-estimate" and not w.is_finished for w in tui.workers) and time.perf_counter() < deadline:
+            await asyncio.sleep(0.05)
+        settled = peak_rss_bytes()
+    return {"seconds": shown - started, "cpu": cpu, "growth": after - before, "peak": after, "entries": entries, "settled_growth": settled - before}
 
 
 def bench_resume(runs: int, megabytes: int = RESUME_MB) -> None:
@@ -283,7 +291,8 @@ def bench_resume(runs: int, megabytes: int = RESUME_MB) -> None:
            cpu_s=round(median([r["cpu"] for r in results]), 2), all_s=[round(r["seconds"], 2) for r in results])
     growth = median([r["growth"] for r in results])
     report(f"tui.resume_{megabytes}mb_to_interactive_peak_memory", growth / size, "x file size", peak_growth_mb=round(growth / 1024 / 1024, 1),
-           process_peak_mb=round(median([r["peak"] for r in results]) / 1024 / 1024, 1), file_mb=file_mb, target=1.5)
+           process_peak_mb=round(median([r["peak"] for r in results]) / 1024 / 1024, 1), file_mb=file_mb, target=1.5,
+           after_map_estimate_x=round(median([r["settled_growth"] for r in results]) / size, 2))
 
 
 def main() -> int:

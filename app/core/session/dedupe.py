@@ -9,6 +9,10 @@ that record (``contentRef``) instead, and resuming puts the text back.
 from __future__ import annotations
 
 import hashlib
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:  # a resumed session's texts (lazy_text.py imports orjson): read only when resuming
+    from app.core.session.lazy_text import SessionFileText
 
 # Smaller results are not worth a lookup: the reference would save little.
 DEDUPE_MIN_BYTES = 2048
@@ -56,12 +60,15 @@ class ContentIndex:
         self._settle()
         self._holders.setdefault(key, record_uuid)
 
-    def add_later(self, texts: dict[str, str]) -> None:
-        """``texts`` by the uuid of the record holding each, in file order, to be digested on first use."""
+    def add_later(self, texts: dict[str, str | SessionFileText]) -> None:
+        """``texts`` by the uuid of the record holding each, in file order, to be digested on first use
+        (a text still in the session file is read then)."""
         self._pending.extend(texts.items())
 
     def _settle(self) -> None:
         if self._pending:
+            from app.core.session.lazy_text import as_text
+
             pending, self._pending = self._pending, []
             for record_uuid, text in pending:
-                self._holders.setdefault(content_key(text), record_uuid)
+                self._holders.setdefault(content_key(as_text(text)), record_uuid)

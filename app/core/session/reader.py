@@ -24,9 +24,16 @@ from pathlib import Path
 
 import orjson
 
+from app.core.session.lazy_text import SessionFileText, _OpenFile, hold_content, open_for_texts
 from app.core.session.records import Record
 
 _TAIL_BLOCK = 64 * 1024
+# A tool-result line this long keeps its text in the file until read (lazy_text.py): at 16 KB, 6,300 of
+# the 35,000 results of bench/sessions.py's 500 MB record, 400 MB of its text.
+LEAVE_IN_FILE_BYTES = 16 * 1024
+# The encoded text itself: at least 12 KB of JSON is at least 2 KB of UTF-8 (``\\uXXXX`` is the longest
+# escape, 6 bytes for 1), so such a text is always one the recorder stores once (dedupe.DEDUPE_MIN_BYTES).
+_LEFT_TEXT_MIN = 12 * 1024
 _LINE_BLOCK = 1024 * 1024
 # orjson briefly needs about 13 times a line's size (measured on a 20 MB line); longer lines, rare
 # and few, go through json, which needs two.
@@ -46,17 +53,38 @@ class LineResult:
     problem: str | None = None
 
 
-def iter_records(path: Path) -> Iterator[LineResult]:
-    """Every non-blank line of the file, in order; bad content never raises."""
+def iter_records(path: Path, *, leave_large_results: bool = False) -> Iterator[LineResult]:
+    """Every non-blank line of the file, in order; bad content never raises.
+
+    ``leave_large_results``: a tool result of ``LEAVE_IN_FILE_BYTES`` or more keeps its text in the
+    file until it is read (app/core/session/lazy_text.py).
+    """
     lineno = 0
-    for raw in _lines(path):
+    loads, refused, from_json = orjson.loads, orjson.JSONDecodeError, Record.from_json
+    texts: _OpenFile | None = None
+    for offset, raw in _lines_at(path):
         lineno += 1
-        if len(raw) <= 2 and not bytes(raw).strip():
+        size = len(raw)
+        if size <= 2 and not bytes(raw).strip():
             continue
-        complete = raw[-1:] == b"\n"
-        if len(raw) <= _ORJSON_MAX_LINE:
-            result = parse_line_bytes(raw, lineno, complete=complete)
+        if leave_large_results and size >= LEAVE_IN_FILE_BYTES:
+            if texts is None:
+                texts = open_for_texts(path)
+            record = _tool_result_left_in_file(raw, offset, texts)
+            if record is not None:
+                raw = b""
+                yield LineResult(lineno, record)
+                continue
+        if size <= _ORJSON_MAX_LINE:
+            # parse_line_bytes and _record_from inlined: two calls fewer for each of 100,000 lines.
+            try:
+                result = LineResult(lineno, from_json(loads(raw)))
+            except refused:
+                result = _parse_decoded(str(raw, "utf-8", "surrogateescape"), lineno, complete=raw[-1:] == b"\n")
+            except ValueError as exc:
+                result = LineResult(lineno, problem=str(exc))
         else:
+            complete = raw[-1:] == b"\n"
             text = str(raw, "utf-8", "surrogateescape")
             raw = b""  # the bytes go before the text is parsed: two copies at most
             result = _parse_decoded(text, lineno, complete=complete)
@@ -65,8 +93,57 @@ def iter_records(path: Path) -> Iterator[LineResult]:
         yield result
 
 
+# Where our recorder puts a tool result's text: first in its message, the call's id right after it.
+_CONTENT_START = re.compile(rb', "message": \{"role": "tool", "content": "')
+_CONTENT_END = re.compile(rb'", "tool_call_id": "')
+_HEAD = 8192  # the metadata before the message is a few hundred bytes
+_TAIL = 4096  # so are the call's id and name after the text
+
+
+def _tool_result_left_in_file(raw: bytes | memoryview, offset: int, texts: _OpenFile) -> Record | None:
+    """The record of a long tool-result line with its text left in the file, or None (then read it whole).
+
+    The text is the JSON string between the two markers our recorder writes around it. A bare quote is
+    always a string's edge in JSON, so a quote preceded by an even number of backslashes that starts the
+    end marker closes the text; the rest of the line, the text cut out, must parse as a well-formed tool
+    result whose text is empty. Anything else (another writer's layout, a line cut off) goes the usual way.
+    """
+    size = len(raw)
+    found = _CONTENT_START.search(raw, 0, _HEAD)
+    if found is None:
+        return None
+    start = found.end()  # the text's first byte
+    end = -1
+    for candidate in _CONTENT_END.finditer(raw, max(start, size - _TAIL)):
+        at = candidate.start()
+        slashes = 0
+        while raw[at - 1 - slashes] == 0x5C:  # backslashes before the quote
+            slashes += 1
+        if slashes % 2 == 0:
+            end = at
+            break
+    if end - start < _LEFT_TEXT_MIN:
+        return None
+    try:
+        data = orjson.loads(bytes(raw[:start]) + bytes(raw[end:]))
+        record = Record.from_json(data)
+    except ValueError:  # orjson's error is one too
+        return None
+    message = record.message
+    if record.type != "tool_result" or message is None or message.role != "tool" or message.content or record.content_ref is not None:
+        return None
+    hold_content(message, SessionFileText(texts, offset + start - 1, end - start + 2))
+    return record
+
+
 def _lines(path: Path, block: int = _LINE_BLOCK) -> Iterator[bytes | memoryview]:
-    """The file's lines, newline included, each valid until the next is asked for.
+    """The file's lines, newline included, each valid until the next is asked for (see ``_lines_at``)."""
+    for _, line in _lines_at(path, block):
+        yield line
+
+
+def _lines_at(path: Path, block: int = _LINE_BLOCK) -> Iterator[tuple[int, bytes | memoryview]]:
+    """The file's lines with the offset of each, newline included, each valid until the next is asked for.
 
     Lines that fit in a block are views into one reused buffer, found with ``bytearray.find``:
     iterating a buffered file made a bytes object per line, and was 0.6 s of the 2.3 s CPU a
@@ -83,19 +160,20 @@ def _lines(path: Path, block: int = _LINE_BLOCK) -> Iterator[bytes | memoryview]
                 return
             start = 0
             while (end := buffer.find(b"\n", start, filled)) >= 0:
-                yield view[start : end + 1]
+                yield offset + start, view[start : end + 1]
                 start = end + 1
             if filled < block:  # the end of the file: what is left has no newline
                 if start < filled:
-                    yield view[start:filled]
+                    yield offset + start, view[start:filled]
                 return
             if start == 0:
+                at = offset
                 with path.open("rb") as whole:
                     whole.seek(offset)
                     # Through a list, so this frame keeps no reference while the caller parses it.
                     line = [whole.readline()]
                     offset = whole.tell()
-                yield line.pop()
+                yield at, line.pop()
             else:
                 offset += start  # the line cut at the end of the block starts the next one
 

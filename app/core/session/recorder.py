@@ -22,7 +22,7 @@ import re
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from app.core.ids import uuid4
 from app.core.history import Message, Usage
@@ -37,6 +37,9 @@ from app.core.session.records import (
 )
 from app.core.session.tail import TITLE_REANCHOR_BYTES, read_tail
 from app.paths import ensure_private_dir
+
+if TYPE_CHECKING:  # a resumed record's large results (lazy_text.py reads them with orjson, when resuming)
+    from app.core.session.lazy_text import SessionFileText
 
 SESSION_FILE_SUFFIX = ".jsonl"
 SESSION_ID_PATTERN = re.compile(r"^[0-9a-fA-F-]{32,36}$")
@@ -127,7 +130,7 @@ class SessionRecorder:
             recorder._since_title = tail.bytes_after_title or 0
         return recorder
 
-    def adopt(self, *, title: str | None, title_source: str | None, large_results: dict[str, str]) -> None:
+    def adopt(self, *, title: str | None, title_source: str | None, large_results: dict[str, str | SessionFileText]) -> None:
         """Take over what a loaded session knows: its title and the large tool results already stored.
 
         The loaded session read the whole file, so its title wins over the one seen in the tail.

@@ -35,6 +35,22 @@ class Conversation(VerticalScroll):
         self._marker.display = False
         self.anchor()
 
+    def watch_scroll_y(self, old_value: float, new_value: float) -> None:
+        super().watch_scroll_y(old_value, new_value)
+        # The person scrolls up: replies show what they hid far above. Not when the content got shorter
+        # and the position was only held at the new end (a spacer swapped for the next one, say).
+        if new_value < old_value - 0.5 and new_value < self.max_scroll_y - 0.5:
+            self._show_hidden_blocks()
+
+    def on_resize(self) -> None:
+        # Another width wraps the text anew: the spacers' heights no longer hold (app/tui/widgets/offscreen.py).
+        self._show_hidden_blocks()
+
+    def _show_hidden_blocks(self) -> None:
+        for view in self._views.values():
+            if isinstance(view, AssistantView):
+                view.show_hidden_blocks()
+
     # -- adding and updating ---------------------------------------------------------------
 
     async def add(self, entry: Entry) -> Widget:

@@ -11,9 +11,12 @@ from rich.markup import escape
 from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.content import Content
+from textual.widget import Widget
 from textual.widgets import Markdown, Static
 
 from app.inert import inert
+from app.tui import gc_hold
+from app.tui.widgets.offscreen import OffscreenBlocks
 from app.tui.widgets.transcript import Entry
 
 if TYPE_CHECKING:
@@ -79,6 +82,8 @@ class AssistantView(Vertical):
         self._unshown = ""  # streamed text not handed to the Markdown widget yet
         self._shown_at = 0.0
         self._show_timer: Timer | None = None
+        self._offscreen: OffscreenBlocks | None = None
+        self._holding_gc = False
 
     def compose(self) -> ComposeResult:
         yield Static(Content(self._reasoning_tail()), classes="reasoning")
@@ -86,6 +91,14 @@ class AssistantView(Vertical):
 
     def on_mount(self) -> None:
         self._sync_reasoning()
+
+    def on_unmount(self) -> None:
+        self._release_gc()  # removed mid-stream (another session opened): the hold must not outlive it
+
+    def _release_gc(self) -> None:
+        if self._holding_gc:
+            self._holding_gc = False
+            gc_hold.release()
 
     def _reasoning_tail(self) -> str:
         lines = self.entry.reasoning.strip().splitlines()
@@ -124,8 +137,29 @@ class AssistantView(Vertical):
         if not text:
             return
         if self._stream is None:
-            self._stream = Markdown.get_stream(self.query_one(Markdown))
+            markdown = self.query_one(Markdown)
+            self._stream = Markdown.get_stream(markdown)
+            self._offscreen = OffscreenBlocks(markdown)
+            if not self._holding_gc:
+                self._holding_gc = True
+                gc_hold.hold()
+        self._keep_layout_small()
         await self._stream.write(inert(text))
+
+    def _keep_layout_small(self) -> None:
+        """Blocks far above the screen out of the layout while the conversation follows the reply's end."""
+        offscreen, conversation = self._offscreen, self.parent
+        if offscreen is None or not isinstance(conversation, Widget):
+            return
+        if conversation.is_vertical_scroll_end:
+            offscreen.hide_far_above(conversation.outer_size.height)
+        else:
+            offscreen.show_all()
+
+    def show_hidden_blocks(self) -> None:
+        """The person scrolls up, or the width changes: every block of the reply back in place."""
+        if self._offscreen is not None:
+            self._offscreen.show_all()
 
     async def finish(self) -> None:
         """End the stream; render the whole text again only where streaming shows it wrongly.
@@ -141,7 +175,12 @@ class AssistantView(Vertical):
             await stream.stop()
             await self._next_frame()
         if not streamed or needs_whole_render(self.entry.text):
+            self._offscreen = None  # the whole render replaces every block, and the spacer with them
             await self.query_one(Markdown).update(inert(self.entry.text))
+        # Otherwise what was hidden stays hidden until the person scrolls up (or the width changes):
+        # bringing 100 blocks of a long reply back at once held the screen 0.4-0.6 s at load 5 just
+        # after the reply ended, and every later layout of the conversation would pay for them again.
+        self._release_gc()
         self._sync_reasoning()
 
     async def _next_frame(self, timeout: float = 0.5) -> None:
@@ -169,9 +208,11 @@ class AssistantView(Vertical):
         if self._stream is not None:
             stream, self._stream = self._stream, None
             await stream.stop()
+        self._offscreen = None  # the update below removes every block, and the spacer with them
         self.entry.text = ""
         self.entry.reasoning = ""
         await self.query_one(Markdown).update("")
+        self._release_gc()
         self._sync_reasoning()
 
 
@@ -206,10 +247,11 @@ class ToolView(Static):
         name, rest = (entry.tool_name, title[len(entry.tool_name):]) if title.startswith(entry.tool_name) else ("", title)
         header = Content.from_markup(f"[$text-muted]{arrow}[/] [{colour}]{mark}[/] [b]{escape(name)}[/b]")
         header += Content(rest if name else title)
-        if not self.expanded or not entry.output:
+        output = entry.shown_output() if self.expanded else ""
+        if not output:
             self.update(header)
             return
-        lines = inert(entry.output).splitlines()
+        lines = inert(output).splitlines()
         shown = lines[:MAX_OUTPUT_LINES]
         body = "\n".join(shown)
         if len(lines) > MAX_OUTPUT_LINES:

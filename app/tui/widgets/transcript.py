@@ -11,11 +11,12 @@ from dataclasses import field
 from app.dataclass import dataclass
 
 from app.core.history import Message, ToolCall
+from app.core.session.lazy_text import is_unread
 
 
 @dataclass
 class Entry:
-    """One thing the person saw in the conversation: a prompt, an answer, a tool call, a notice or an error."""
+    """One thing the person sees in the conversation: a message, a tool call with its output, a notice."""
 
     kind: str  # user | assistant | tool | notice | error
     text: str = ""
@@ -29,16 +30,24 @@ class Entry:
     # A resumed tool call whose title is worked out when it is first shown: a 500 MB session has
     # 35,000 of them and a few dozen on screen (summarizing them all took 0.4 s before the screen).
     pending_title: Callable[[], str] | None = field(default=None, repr=False, compare=False)
+    # A resumed tool result whose text is still in the session file (app/core/session/lazy_text.py):
+    # its output is read when first shown, not to build the transcript.
+    output_of: Message | None = field(default=None, repr=False, compare=False)
 
     def shown_title(self) -> str:
         if self.pending_title is not None:
             self.title, self.pending_title = self.pending_title(), None
         return self.title
 
+    def shown_output(self) -> str:
+        if self.output_of is not None:
+            self.output, self.output_of = self.output_of.content, None
+        return self.output
+
 
 @dataclass
 class Transcript:
-    """The whole conversation as the person saw it, in order; widgets show a window of it."""
+    """Every entry of the conversation, mounted or not."""
 
     entries: list[Entry] = field(default_factory=list)
 
@@ -60,26 +69,37 @@ class Transcript:
 
 
 def entries_from_history(messages: list[Message], summarize=None) -> list[Entry]:  # type: ignore[no-untyped-def]
-    """Rebuild what the person saw from a resumed history."""
+    """Rebuild what the person saw from a resumed history.
+
+    A 500 MB session has 105,000 messages: a text is tested with ``isspace`` (``strip`` copied each
+    answer to see if anything was left) and entries are built positionally (0.26 -> 0.15 s of CPU).
+    """
     entries: list[Entry] = []
+    append = entries.append
     by_call: dict[str, Entry] = {}
     for message in messages:
-        if message.role == "user":
-            entries.append(Entry(kind="user", text=message.content))
-        elif message.role == "assistant":
-            if message.content.strip() or message.reasoning.strip():
-                entries.append(Entry(kind="assistant", text=message.content, reasoning=message.reasoning))
+        role = message.role
+        if role == "tool":
+            entry = by_call.get(message.tool_call_id or "")
+            if entry is not None:
+                if is_unread(message):
+                    entry.output_of = message
+                else:
+                    entry.output = message.content
+                entry.status = "error" if message.is_error else "ok"
+        elif role == "assistant":
+            content, reasoning = message.content, message.reasoning
+            if (content and not content.isspace()) or (reasoning and not reasoning.isspace()):
+                append(Entry("assistant", content, reasoning))
             for call in message.tool_calls:
-                entry = Entry(kind="tool", call_id=call.id, tool_name=call.name, title=call.name, status="waiting")
+                name = call.name
+                entry = Entry("tool", "", "", call.id, name, name, "waiting")
                 if summarize:
                     entry.pending_title = _title_of(summarize, call)
                 by_call[call.id] = entry
-                entries.append(entry)
-        elif message.role == "tool":
-            entry = by_call.get(message.tool_call_id or "")
-            if entry is not None:
-                entry.output = message.content
-                entry.status = "error" if message.is_error else "ok"
+                append(entry)
+        elif role == "user":
+            append(Entry("user", message.content))
     return entries
 
 
