@@ -127,11 +127,17 @@ def _saved_frame(paths: Paths, timeout: float = 30.0) -> str:
     return frame
 
 
-def test_the_next_start_draws_the_kept_frame_before_textual_takes_the_terminal(start) -> None:  # type: ignore[no-untyped-def]
+def _first_start(start) -> str:  # type: ignore[no-untyped-def]
+    """A first start in the project, left until it kept its frame, then quit; the frame."""
     first = start()
     first.read_until(lambda t: "Quit" in t.text())
     frame = _saved_frame(start.paths)
     assert first.quit() == 0
+    return frame
+
+
+def test_the_next_start_draws_the_kept_frame_before_textual_takes_the_terminal(start) -> None:  # type: ignore[no-untyped-def]
+    frame = _first_start(start)
 
     second = start()
     expected = ENTER.encode() + frame.encode()
@@ -144,10 +150,7 @@ def test_the_next_start_draws_the_kept_frame_before_textual_takes_the_terminal(s
 
 
 def test_keys_typed_over_the_replayed_frame_reach_the_prompt_and_the_shell_gets_its_echo_back(start) -> None:  # type: ignore[no-untyped-def]
-    first = start()
-    first.read_until(lambda t: "Quit" in t.text())
-    frame = _saved_frame(start.paths)
-    assert first.quit() == 0
+    frame = _first_start(start)
 
     second = start()
     second.read_until(lambda t: len(t.raw) >= len(ENTER) + len(frame.encode()))

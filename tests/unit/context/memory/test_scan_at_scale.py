@@ -208,10 +208,8 @@ def test_a_watched_session_saves_its_few_edits_at_exit(store: MemoryStore) -> No
     assert "project/late.md" in saved()
 
 
-def test_a_warm_up_reuses_the_last_listing_and_a_turn_still_sees_an_edit(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
-    root = store.paths.project_root
-    _seed(root)
-    first = store.list(MemoryScope.PROJECT)
+def _count_scandirs(monkeypatch: pytest.MonkeyPatch) -> list[str]:
+    """Every directory the listing reads from now on (a listing that is reused reads none)."""
     scanned: list[str] = []
     real = scan_module.os.scandir
 
@@ -220,6 +218,14 @@ def test_a_warm_up_reuses_the_last_listing_and_a_turn_still_sees_an_edit(store: 
         return real(path)
 
     monkeypatch.setattr(scan_module.os, "scandir", counting)
+    return scanned
+
+
+def test_a_warm_up_reuses_the_last_listing_and_a_turn_still_sees_an_edit(store: MemoryStore, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = store.paths.project_root
+    _seed(root)
+    first = store.list(MemoryScope.PROJECT)
+    scanned = _count_scandirs(monkeypatch)
     warm = list_recall_candidates(store, since=0)  # what the start-up pre-warm uses
     assert scanned == [] and [e.rel_path for e in warm] == [e.rel_path for e in first]
     with (root / "feedback" / "m05.md").open("w", encoding="utf-8") as handle:  # in place: no directory moves
@@ -233,14 +239,7 @@ def test_a_listing_begun_after_the_question_serves_it_and_an_older_one_does_not(
     _seed(root)
     asked = time.monotonic_ns()
     listed = store.list(MemoryScope.PROJECT)  # began after the question was asked
-    scanned: list[str] = []
-    real = scan_module.os.scandir
-
-    def counting(path):  # type: ignore[no-untyped-def]
-        scanned.append(str(path))
-        return real(path)
-
-    monkeypatch.setattr(scan_module.os, "scandir", counting)
+    scanned = _count_scandirs(monkeypatch)
     assert store.list(MemoryScope.PROJECT, since=asked).version == listed.version and scanned == []
     store.list(MemoryScope.PROJECT, since=time.monotonic_ns())  # asked after that listing began: listed afresh
     assert scanned
