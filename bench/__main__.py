@@ -17,7 +17,7 @@ from pathlib import Path
 
 from bench.common import RESULTS, bytecode_state, machine_load
 
-SCRIPTS = ["startup", "peers", "search", "instructions", "context_report", "compaction", "skills", "memory", "sessions", "tui", "idle", "shell"]
+SCRIPTS = ["startup", "peers", "search", "instructions", "context_report", "compaction", "skills", "memory", "memory_scale", "sessions", "tui", "idle", "shell"]
 HEADLINES = (
     "peers.qwen_code_wall_ratio",
     "peers.qwen_code_wall_ratio_no_bytecode_writes",
