@@ -215,6 +215,7 @@ class AgentctxApp(App[int]):
         status = self.status
         status.demo = self.settings.demo
         status.model = self.settings.model.name if self.settings.has_endpoint else ""
+        self.gauge.opening = self.settings.has_endpoint
         self._restore_draft()
         self.map_panel.follow_width(self.size.width)
         self.prompt.focus()

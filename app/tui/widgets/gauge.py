@@ -29,6 +29,7 @@ class BudgetGauge(Widget):
     source: reactive[str] = reactive("")  # reported | estimate
     pending: reactive[int] = reactive(0)  # tokens the files @mentioned in the prompt would add
     recalled: reactive[str] = reactive("")  # "2 memories by BM25F": what recall put into this turn
+    opening: reactive[bool] = reactive(False)  # a model is configured and its session is still being opened
 
     DEFAULT_CSS = """
     BudgetGauge { height: 1; }
@@ -62,7 +63,10 @@ class BudgetGauge(Widget):
 
     def render(self) -> Content:
         if not self.window:
-            return Content.from_markup("[$text-muted]Context: no model configured[/]")
+            # The first frame (and the replayed one) is drawn before the session exists: say so, rather
+            # than that no model is configured.
+            said = "opening the session…" if self.opening else "no model configured"
+            return Content.from_markup(f"[$text-muted]Context: {said}[/]")
         thresholds = compute_thresholds(self.window, self.pct, origin=self.origin)
         # The ticks' meaning, on hover: the thresholds in force and where they came from.
         self.tooltip = (
