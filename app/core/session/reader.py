@@ -31,7 +31,7 @@ _TAIL_BLOCK = 64 * 1024
 # A tool-result line this long keeps its text in the file until read (lazy_text.py): at 16 KB, 6,300 of
 # the 35,000 results of bench/sessions.py's 500 MB record, 400 MB of its text.
 LEAVE_IN_FILE_BYTES = 16 * 1024
-# The encoded text itself: at least 12 KB of JSON is at least 2 KB of UTF-8 (``\\uXXXX`` is the longest
+# The encoded text itself: at least 12 KB of JSON is at least 2 KB of UTF-8 (a ``\\u`` escape with four hex digits is the longest
 # escape, 6 bytes for 1), so such a text is always one the recorder stores once (dedupe.DEDUPE_MIN_BYTES).
 _LEFT_TEXT_MIN = 12 * 1024
 _LINE_BLOCK = 1024 * 1024
