@@ -9,15 +9,27 @@ grants' read-only check). ``python -X importtime -m app -p ...`` shows what a tu
 from __future__ import annotations
 
 import importlib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
+from app.dataclass import dataclass
 from typing import Any
 
 
-def lazy_names(package: str, homes: Mapping[str, str], namespace: dict[str, Any]) -> tuple[Callable[[str], Any], Callable[[], list[str]]]:
-    """``__getattr__`` and ``__dir__`` for ``package``, whose ``homes`` map each name to its module.
+@dataclass(frozen=True)
+class LazyNames:
+    """What a package's ``__init__`` binds: ``__all__``, ``__getattr__``, ``__dir__``, and where each name lives."""
+
+    all: list[str]
+    getattr: Callable[[str], Any]
+    dir: Callable[[], list[str]]
+    homes: dict[str, str]  # name -> the module that defines it
+
+
+def lazy_names(package: str, modules: Mapping[str, Iterable[str]], namespace: dict[str, Any]) -> LazyNames:
+    """For ``package``, whose ``modules`` map each submodule (relative name) to the names it exports.
 
     A name found once becomes an ordinary attribute of the package (``namespace`` is its globals()).
     """
+    homes = {name: f"{package}.{module}" for module, names in modules.items() for name in names}
 
     def __getattr__(name: str) -> Any:
         home = homes.get(name)
@@ -30,4 +42,4 @@ def lazy_names(package: str, homes: Mapping[str, str], namespace: dict[str, Any]
     def __dir__() -> list[str]:
         return sorted(set(namespace) | set(homes))
 
-    return __getattr__, __dir__
+    return LazyNames(sorted(homes), __getattr__, __dir__, homes)

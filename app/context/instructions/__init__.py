@@ -13,42 +13,30 @@ from typing import TYPE_CHECKING
 
 from app.lazy_names import lazy_names
 
-# name -> the module that defines it
-_HOMES: dict[str, str] = {
-    "BudgetCaps": "app.context.instructions.budget",
-    "BudgetEntry": "app.context.instructions.budget",
-    "BudgetedFile": "app.context.instructions.budget",
-    "apply_budget": "app.context.instructions.budget",
-    "resolve_caps": "app.context.instructions.budget",
-    "truncation_notice": "app.context.instructions.budget",
-    "DiscoveredFile": "app.context.instructions.discovery",
-    "discover": "app.context.instructions.discovery",
-    "discover_instruction_files": "app.context.instructions.discovery",
-    "ImportNode": "app.context.instructions.imports",
-    "ImportResult": "app.context.instructions.imports",
-    "find_code_regions": "app.context.instructions.imports",
-    "find_imports": "app.context.instructions.imports",
-    "process_imports": "app.context.instructions.imports",
-    "FileStatus": "app.context.instructions.instruction_set",
-    "InstructionFile": "app.context.instructions.instruction_set",
-    "InstructionSet": "app.context.instructions.instruction_set",
-    "load_instructions": "app.context.instructions.loader",
-    "MemoryType": "app.context.instructions.memory_types",
-    "AGENT_CONTEXT_FILENAME": "app.context.instructions.names",
-    "DEFAULT_CONTEXT_FILENAME": "app.context.instructions.names",
-    "DEFAULT_CONTEXT_FILENAMES": "app.context.instructions.names",
-    "LOCAL_CONTEXT_FILENAME": "app.context.instructions.names",
-    "MEMORY_SECTION_HEADER": "app.context.instructions.names",
-    "context_filenames": "app.context.instructions.names",
-    "current_context_filename": "app.context.instructions.names",
-    "Rule": "app.context.instructions.rules",
-    "RuleSet": "app.context.instructions.rules",
-    "load_rules": "app.context.instructions.rules",
-}
-
-__all__ = sorted(_HOMES)
-
-__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())
+# submodule -> the names it exports
+_NAMES = lazy_names(
+    __name__,
+    {
+        "budget": ("BudgetCaps", "BudgetEntry", "BudgetedFile", "apply_budget", "resolve_caps", "truncation_notice"),
+        "discovery": ("DiscoveredFile", "discover", "discover_instruction_files"),
+        "imports": ("ImportNode", "ImportResult", "find_code_regions", "find_imports", "process_imports"),
+        "instruction_set": ("FileStatus", "InstructionFile", "InstructionSet"),
+        "loader": ("load_instructions",),
+        "memory_types": ("MemoryType",),
+        "names": (
+            "AGENT_CONTEXT_FILENAME",
+            "DEFAULT_CONTEXT_FILENAME",
+            "DEFAULT_CONTEXT_FILENAMES",
+            "LOCAL_CONTEXT_FILENAME",
+            "MEMORY_SECTION_HEADER",
+            "context_filenames",
+            "current_context_filename",
+        ),
+        "rules": ("Rule", "RuleSet", "load_rules"),
+    },
+    globals(),
+)
+__all__, __getattr__, __dir__ = _NAMES.all, _NAMES.getattr, _NAMES.dir
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly

@@ -18,49 +18,33 @@ from typing import TYPE_CHECKING
 
 from app.lazy_names import lazy_names
 
-# name -> the module that defines it
-_HOMES: dict[str, str] = {
-    "SkillActivator": "app.context.skills.activation",
-    "resolve_project_relative_path": "app.context.skills.activation",
-    "build_skill_llm_content": "app.context.skills.content",
-    "unload_placeholder": "app.context.skills.content",
-    "Discovery": "app.context.skills.discovery",
-    "SkillsDir": "app.context.skills.discovery",
-    "discover_skills": "app.context.skills.discovery",
-    "ensure_user_skills_dir": "app.context.skills.discovery",
-    "skills_dirs": "app.context.skills.discovery",
-    "SkillGrant": "app.context.skills.grants",
-    "SkillGrantPolicy": "app.context.skills.grants",
-    "grant_allowed_tools": "app.context.skills.grants",
-    "revoke_grant": "app.context.skills.grants",
-    "delta_reminder": "app.context.skills.listing",
-    "listing_entries": "app.context.skills.listing",
-    "skill_entry": "app.context.skills.listing",
-    "snapshot_reminder": "app.context.skills.listing",
-    "SkillManager": "app.context.skills.manager",
-    "Skill": "app.context.skills.model",
-    "SkillEntry": "app.context.skills.model",
-    "SkillErrorCode": "app.context.skills.model",
-    "SkillInvocation": "app.context.skills.model",
-    "SkillLevel": "app.context.skills.model",
-    "SkillProblem": "app.context.skills.model",
-    "SkillStatus": "app.context.skills.model",
-    "SkillParseError": "app.context.skills.parse",
-    "load_skill": "app.context.skills.parse",
-    "parse_skill_text": "app.context.skills.parse",
-    "read_skill_file": "app.context.skills.parse",
-    "SKILL_TOOL_DESCRIPTION": "app.context.skills.tool",
-    "SKILL_TOOL_NAME": "app.context.skills.tool",
-    "SkillTool": "app.context.skills.tool",
-    "SkillToolResult": "app.context.skills.tool",
-    "touched_paths": "app.context.skills.touched",
-    "watch_skills": "app.context.skills.watch",
-}
-
-__all__ = sorted(_HOMES)
-
-
-__getattr__, __dir__ = lazy_names(__name__, _HOMES, globals())
+# submodule -> the names it exports
+_NAMES = lazy_names(
+    __name__,
+    {
+        "activation": ("SkillActivator", "resolve_project_relative_path"),
+        "content": ("build_skill_llm_content", "unload_placeholder"),
+        "discovery": ("Discovery", "SkillsDir", "discover_skills", "ensure_user_skills_dir", "skills_dirs"),
+        "grants": ("SkillGrant", "SkillGrantPolicy", "grant_allowed_tools", "revoke_grant"),
+        "listing": ("delta_reminder", "listing_entries", "skill_entry", "snapshot_reminder"),
+        "manager": ("SkillManager",),
+        "model": (
+            "Skill",
+            "SkillEntry",
+            "SkillErrorCode",
+            "SkillInvocation",
+            "SkillLevel",
+            "SkillProblem",
+            "SkillStatus",
+        ),
+        "parse": ("SkillParseError", "load_skill", "parse_skill_text", "read_skill_file"),
+        "tool": ("SKILL_TOOL_DESCRIPTION", "SKILL_TOOL_NAME", "SkillTool", "SkillToolResult"),
+        "touched": ("touched_paths",),
+        "watch": ("watch_skills",),
+    },
+    globals(),
+)
+__all__, __getattr__, __dir__ = _NAMES.all, _NAMES.getattr, _NAMES.dir
 
 
 if TYPE_CHECKING:  # for type checkers and editors: the same names, imported eagerly

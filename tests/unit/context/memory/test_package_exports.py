@@ -15,7 +15,7 @@ import app.context.skills as skills
 @pytest.mark.parametrize("package", [memory, skills], ids=["memory", "skills"])
 def test_every_exported_name_is_its_home_module_s_object(package) -> None:  # type: ignore[no-untyped-def]
     for name in package.__all__:
-        home = importlib.import_module(package._HOMES[name])
+        home = importlib.import_module(package._NAMES.homes[name])
         assert getattr(package, name) is getattr(home, name), name
 
 
