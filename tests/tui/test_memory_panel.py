@@ -309,5 +309,5 @@ async def test_the_panel_flags_a_link_to_a_missing_memory_and_leaves_the_index_a
         await ready(pilot)
         screen = await open_panel(pilot)
         strip = status_strip(screen)
-        assert "! project MEMORY.md line 3 links to project/gone.md, which does not exist (the line is kept; edit or remove it)" in strip
+        assert "! project MEMORY.md line 3 links to project/gone.md, which does not exist (dangling: the line is kept as written; edit or remove it)" in strip
         assert index.read_text(encoding="utf-8").startswith(written)  # kept, only missing memories appended

@@ -267,7 +267,10 @@ def merge_index(existing: str, lines: Sequence[IndexLine], root: Path, removed: 
             continue
         if targets[0] in gone and _PROGRAM_LINE.match(text):
             continue
-        fresh = next((by_path[t] for t in targets if t in by_path), None)
+        # A line stands for the memory it links to first: one whose first link leads nowhere is
+        # dangling and kept as written, even when an "(also: ...)" part names a file that exists
+        # (it used to be taken for a duplicate of that file's line and dropped).
+        fresh = by_path.get(targets[0])
         if fresh is None:
             out.append(text)  # a missing memory, or a hand-made link: kept as written
             continue
@@ -296,7 +299,7 @@ def index_problems(paths: MemoryPaths, scope: MemoryScope | str) -> list[str]:
     for number, line in enumerate(text.split("\n"), 1):
         for rel in link_targets(line)[:1]:
             if not os.path.lexists(root / rel):
-                problems.append(f"{target.name} line {number} links to {rel}, which does not exist (the line is kept; edit or remove it)")
+                problems.append(f"{target.name} line {number} links to {rel}, which does not exist (dangling: the line is kept as written; edit or remove it)")
     trimmed = text.strip()
     count, size = len(trimmed.split("\n")), utf16_len(trimmed)
     if count > MAX_INDEX_LINES or size > MAX_INDEX_BYTES:

@@ -335,3 +335,25 @@ def test_link_targets() -> None:
     assert link_targets("- [a b](feedback/a%20b.md) \u2014 x") == ["feedback/a b.md"]
     assert link_targets("- [t](project/a.md) \u2014 d (also: project/b.md, project/c.md)") == ["project/a.md", "project/b.md", "project/c.md"]
     assert link_targets("# [heading](x.md)") == [] and link_targets("plain note") == []
+
+
+@pytest.mark.parametrize("scope", [MemoryScope.PROJECT, MemoryScope.TEAM])
+def test_a_hand_written_line_to_a_missing_file_survives_every_rebuild_and_is_flagged_dangling(tmp_path: Path, scope: MemoryScope) -> None:
+    paths = make_paths(tmp_path)
+    root = paths.root(scope)
+    put(root, "feedback/a.md", memory_text("A", "aaa", "feedback"))
+    index = paths.index_file(scope)
+    written = (
+        "# By hand\n- [A](feedback/a.md) \u2014 aaa\n- [Old](feedback/old.md) \u2014 an old one\n"
+        # Its first link leads nowhere; its "also" names a file that exists (it was dropped as a duplicate).
+        "- [X](feedback/x.md) \u2014 aaa (also: feedback/a.md)\n* notes in [gone](reference/gone.md)\n"
+    )
+    index.write_text(written, encoding="utf-8")
+    put(root, "project/new.md", memory_text("new", "a new memory", "project"))
+    rebuild_index(paths, scope)
+    rebuild_index(paths, scope, removed=[root / "project" / "other.md"])
+    text = index.read_text(encoding="utf-8")
+    assert text.startswith(written) and text.count("\n") == written.count("\n") + 1  # one line appended for new.md
+    problems = index_problems(paths, scope)
+    for number, rel in ((3, "feedback/old.md"), (4, "feedback/x.md"), (5, "reference/gone.md")):
+        assert f"MEMORY.md line {number} links to {rel}, which does not exist (dangling: the line is kept as written; edit or remove it)" in problems

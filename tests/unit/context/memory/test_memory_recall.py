@@ -131,6 +131,26 @@ def test_cjk_queries_find_cjk_memories(query: str, title: str, body: str) -> Non
     assert [e.rel_path for e in plan.relevant] == ["feedback/cjk.md"]
 
 
+RELEASE_BODY = (
+    "发布之前需要完成代码评审，评审通过后由值班同事合并。合并后流水线自动构建镜像并推送到仓库，然后在预发环境部署验证，"
+    "验证通过再上线。上线后观察监控半小时，如果错误率升高立即回滚并通知负责人。"
+)
+
+
+@pytest.mark.parametrize("query", ["部", "署", "部署", "部署验证", "预发环境部署"])
+def test_one_and_two_character_cjk_queries_recall_like_longer_ones(query: str) -> None:
+    # The memory mentions 部署 once, in a long body: one term found once there saturates low, and
+    # the coverage cut-off used to drop it for a one-term question while a longer one recalled it.
+    release = entry("发布流程", "每周二发布", RELEASE_BODY, memory_type="project", rel_path="project/release.md")
+    others = [
+        entry("数据库规范", "集成测试必须连真实数据库", "不要用 mock。", memory_type="feedback", rel_path="feedback/db.md"),
+        entry("代码风格", "使用统一的格式化工具", "提交前运行格式化和静态检查。", memory_type="feedback", rel_path="feedback/style.md"),
+        entry("值班安排", "每周轮换", "值班同事负责处理告警。", memory_type="project", rel_path="project/oncall.md"),
+    ]
+    plan = plan_recall(query, [*others, release])
+    assert [e.rel_path for e in plan.relevant] == ["project/release.md"]
+
+
 # The active-tool filter.
 
 
