@@ -25,9 +25,7 @@ from pathlib import Path
 from app.context.memory.document import parse_memory_text
 from app.context.memory.entry import MemoryEntry
 from app.context.memory.paths import MemoryScope
-from app.context.memory.ranking import Bm25fIndex, rank, relevant
 from app.context.memory.recall import plan_recall
-from app.context.memory.terms import query_terms
 from bench.recall_heuristic import query_tokens, rank_memories
 from bench.recall_set import NOW, Memory, Question, build
 
@@ -51,10 +49,9 @@ def heuristic(query: str, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
 
 
 def bm25f_ranker() -> Ranker:
-    index = Bm25fIndex()
-
     def ranker(query: str, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
-        return [r.entry for r in relevant(rank(query_terms(query, NOW), entries, index=index))][:LIMIT]
+        # The one recall path (plan_recall), as a turn and `memory recall` take it, keywords only.
+        return list(plan_recall(query, entries, now=NOW).relevant[:LIMIT])
 
     return ranker
 
@@ -68,9 +65,8 @@ def fused_ranker() -> Ranker | None:
     semantic = SemanticRecall.with_embedder(load_wordllama())
 
     def ranker(query: str, entries: Sequence[MemoryEntry]) -> list[MemoryEntry]:
-        # The same path a turn takes (plan_recall with semantic recall), vectors embedded up front.
-        semantic.vectors.vectors(entries, block=True)  # type: ignore[union-attr]
-        plan = plan_recall(query, entries, now=NOW, semantic=semantic)
+        # The same path a turn takes (plan_recall with semantic recall), waiting for the vectors.
+        plan = plan_recall(query, entries, now=NOW, semantic=semantic, block_semantic=True)
         assert plan.how == "fused"
         return list(plan.relevant[:LIMIT])
 

@@ -227,29 +227,46 @@ def _recall(args: argparse.Namespace, paths: Paths) -> int:
     import asyncio
 
     from app.cli.settings import settings_for
-    from app.context.memory import MemoryStore, memory_age, recall_for_query
+    from app.context.memory import MemoryStore, memory_age
+    from app.context.memory.recall import MAX_RELEVANT_DOCS, heuristic_result, model_result, plan_from_store
+    from app.context.memory.semantic import semantic_from_setting
 
     settings = settings_for(paths)
     mem = _mem(paths)
     provider = None if args.heuristic or not settings.memory.recall_model else _provider(settings)
+    # The turn's own rankers: semantic recall per memory.semantic (waited for here, where no turn
+    # has to stay fast), so what this shows is what the model would get.
+    semantic, notice = semantic_from_setting(settings.memory.semantic)
+    if notice:
+        print(f"agentctx-tui: {notice}", file=sys.stderr)
+    now = time.time()
 
     async def run() -> Any:
         try:
-            return await recall_for_query(MemoryStore(mem), args.query, provider=provider, timeout=settings.memory.recall_timeout)
+            plan = await asyncio.to_thread(plan_from_store, MemoryStore(mem), args.query, semantic=semantic, block_semantic=True)
+            if provider is None or not plan.candidates:
+                return plan, heuristic_result(plan, MAX_RELEVANT_DOCS, now)
+            return plan, await model_result(provider, args.query, plan, timeout=settings.memory.recall_timeout, now=now)
         finally:
             if provider is not None:
                 await provider.aclose()
 
-    result = asyncio.run(run())
-    now = time.time()
+    plan, result = asyncio.run(run())
+    scores = {id(entry): row for entry, row in zip(plan.relevant, plan.scores)}
+    rankers = list(plan.rankers)
+    if semantic is not None and semantic.error:
+        print(f"agentctx-tui: semantic recall could not load its model ({semantic.error}); keywords only", file=sys.stderr)
     if args.json:
         print(json.dumps({
             "strategy": result.strategy.value,
             "fallback_reason": result.fallback_reason,
-            "memories": [_entry_row(entry, now) for entry in result.entries],
+            "rankers": rankers,
+            "semantic_model": semantic.model_name if semantic is not None and "semantic" in rankers else None,
+            "memories": [_entry_row(entry, now) | {"scores": scores.get(id(entry), {})} for entry in result.entries],
         }, ensure_ascii=False, indent=2))
         return EXIT_OK
     print(f"strategy: {result.strategy.value}" + (f" (the model could not choose: {result.fallback_reason})" if result.fallback_reason else ""))
+    print("rankers: " + (" + ".join(rankers) or "none (no memories)"))
     if not result.entries:
         print("No memories would be recalled.")
     for rank, entry in enumerate(result.entries, 1):

@@ -128,12 +128,30 @@ def test_status_reports_the_last_runs_the_lock_and_counts(repo: Path, mem: Memor
 # -- recall ---------------------------------------------------------------------------------------------
 
 
+KEYWORDS_ONLY = {"AGENTCTX_MEMORY_SEMANTIC": "off"}
+
+
 def test_recall_heuristic_ranks_paths(repo: Path, mem: MemoryPaths) -> None:
-    data = json.loads(run(repo, "recall", "should I mock the database in integration tests?", "--json", "--heuristic").stdout)
+    data = json.loads(run(repo, "recall", "should I mock the database in integration tests?", "--json", "--heuristic", env=KEYWORDS_ONLY).stdout)
     assert data["strategy"] == "heuristic" and data["fallback_reason"] is None
     assert data["memories"][0]["path"] == str(mem.project_root / "feedback" / "no-mocks.md")
-    text = run(repo, "recall", "tabs or spaces", "--heuristic").stdout
-    assert text.startswith("strategy: heuristic\n1. " + str(mem.user_root / "user" / "tabs.md"))
+    assert data["rankers"] == ["bm25f"] and data["semantic_model"] is None
+    scores = data["memories"][0]["scores"]
+    assert set(scores) == {"bm25f", "coverage"} and scores["bm25f"] > 0 and 0 < scores["coverage"] <= 1
+    text = run(repo, "recall", "tabs or spaces", "--heuristic", env=KEYWORDS_ONLY).stdout
+    assert text.startswith("strategy: heuristic\nrankers: bm25f\n1. " + str(mem.user_root / "user" / "tabs.md"))
+
+
+def test_recall_uses_the_turns_semantic_ranker_when_it_is_installed(repo: Path, mem: MemoryPaths) -> None:
+    from app.context.memory.embedder import extra_installed
+
+    result = run(repo, "recall", "should I mock the database in integration tests?", "--json", "--heuristic", env={"AGENTCTX_MEMORY_SEMANTIC": "on"})
+    data = json.loads(result.stdout)
+    if extra_installed():
+        assert data["rankers"] == ["bm25f", "semantic"] and data["semantic_model"]
+        assert {"semantic", "fused"} <= set(data["memories"][0]["scores"])
+    else:  # the turn would rank by keywords alone, and the person is told why
+        assert data["rankers"] == ["bm25f"] and "embeddings extra is not installed" in result.stderr
 
 
 def test_recall_asks_the_configured_model(repo: Path, mem: MemoryPaths, fake_llm: FakeOpenAIServer) -> None:

@@ -68,6 +68,16 @@ def fuse(
     ``keyword`` is BM25F's ranking (best first) and ``keyword_relevant`` what passed its cut-off;
     ``similar`` is the embedding ranking, best first, as (entry, cosine similarity).
     """
+    return [entry for entry, _ in fuse_scored(keyword, keyword_relevant, similar, cutoff)]
+
+
+def fuse_scored(
+    keyword: Sequence[Ranked],
+    keyword_relevant: Sequence[Ranked],
+    similar: Sequence[tuple[MemoryEntry, float]],
+    cutoff: SemanticCutoff = SemanticCutoff(),
+) -> list[tuple[MemoryEntry, float]]:
+    """``fuse`` with each memory's fused score (what ``memory recall --json`` shows)."""
     allowed = {id(r.entry): r.entry for r in keyword_relevant}
     for entry in semantic_relevant(similar, cutoff):
         allowed.setdefault(id(entry), entry)
@@ -87,7 +97,8 @@ def fuse(
     # Equal fused scores keep BM25F's order, then the embedding ranking's (both already stable).
     order = {id(r.entry): i for i, r in enumerate(keyword)}
     semantic_order = {id(e): i for i, (e, _) in enumerate(similar)}
-    return sorted(
+    chosen = sorted(
         allowed.values(),
         key=lambda e: (-fused.get(id(e), 0.0), order.get(id(e), len(order)), semantic_order.get(id(e), len(semantic_order))),
     )
+    return [(entry, fused.get(id(entry), 0.0)) for entry in chosen]

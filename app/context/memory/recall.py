@@ -73,6 +73,10 @@ class RecallPlan:
     candidates: tuple[MemoryEntry, ...] = ()
     recent_tools: tuple[str, ...] = ()
     how: str = "heuristic"  # "fused" when semantic recall took part in choosing ``relevant``
+    # Which rankers took part ("bm25f", "semantic") and, per relevant memory (same order), their
+    # scores: what ``agentctx-tui memory recall --json`` shows.
+    rankers: tuple[str, ...] = ()
+    scores: tuple[dict[str, float], ...] = ()
 
     @property
     def ranked(self) -> tuple[MemoryEntry, ...]:
@@ -190,7 +194,11 @@ def plan_recall(
     excluded_paths: Iterable[str] = (),
     now: float | None = None,
     semantic: SemanticRecall | None = None,
+    block_semantic: bool = False,
 ) -> RecallPlan:
+    """The one recall ranking: the turn's prefetch, ``agentctx-tui memory recall`` and
+    ``make eval-recall`` all come here, with the same rankers (BM25F, fused with the embeddings
+    when ``semantic`` is given and ready; ``block_semantic`` waits for its model and vectors)."""
     excluded = {str(path) for path in excluded_paths}
     usable = [e for e in entries if e.usable and str(e.path) not in excluded] if excluded else _usable_entries(entries)
     if not usable:  # nothing to rank: the stemmer, the date rules and the index are not loaded
@@ -209,17 +217,45 @@ def plan_recall(
         ranked = [r for r in ranked if id(r.entry) in kept]
     passed = relevant(ranked)
     # Semantic recall (optional, app/context/memory/semantic.py): None while its model loads.
-    fused = semantic.relevant(query, usable, ranked, passed) if semantic is not None else None
-    if fused is not None and recent_tools:
-        fused = filter_active_tool_memories(fused, recent_tools)
+    similar = semantic.similar(query, usable, block=block_semantic) if semantic is not None else None
+    keyword = {id(r.entry): r for r in ranked}
+    if similar is not None:
+        from app.context.memory.fusion import fuse_scored
+
+        fused = fuse_scored(ranked, passed, similar, semantic.cutoff)  # type: ignore[union-attr]
+        if recent_tools:
+            kept = {id(e) for e in filter_active_tool_memories([e for e, _ in fused], recent_tools)}
+            fused = [(e, f) for e, f in fused if id(e) in kept]
+        cosine = {id(e): c for e, c in similar}
+        chosen = [e for e, _ in fused]
+        scores = tuple(_scores(keyword.get(id(e)), cosine.get(id(e)), f) for e, f in fused)
+        rankers: tuple[str, ...] = ("bm25f", "semantic")
+    else:
+        chosen = [r.entry for r in passed]
+        scores = tuple(_scores(r, None, None) for r in passed)
+        rankers = ("bm25f",)
     return RecallPlan(
         tokens=tuple(terms),
         scored=tuple(r.entry for r in ranked),
-        relevant=tuple(fused if fused is not None else [r.entry for r in passed]),
+        relevant=tuple(chosen),
         candidates=tuple(usable),
         recent_tools=tuple(recent_tools),
-        how="fused" if fused is not None else "heuristic",
+        how="fused" if similar is not None else "heuristic",
+        rankers=rankers,
+        scores=scores,
     )
+
+
+def _scores(keyword: object, cosine: float | None, fused: float | None) -> dict[str, float]:
+    found: dict[str, float] = {}
+    if keyword is not None:
+        found["bm25f"] = round(keyword.score, 4)  # type: ignore[attr-defined]
+        found["coverage"] = round(keyword.coverage, 4)  # type: ignore[attr-defined]
+    if cosine is not None:
+        found["semantic"] = round(cosine, 4)
+    if fused is not None:
+        found["fused"] = round(fused, 4)
+    return found
 
 
 def heuristic_selection(plan: RecallPlan, limit: int) -> list[MemoryEntry]:
@@ -297,12 +333,14 @@ async def model_result(
 
 def plan_from_store(
     store: MemoryStore, query: str, *, recent_tools: Sequence[str] = (), excluded_paths: Iterable[str] = (),
-    semantic: SemanticRecall | None = None, asked_at: int | None = None,
+    semantic: SemanticRecall | None = None, asked_at: int | None = None, block_semantic: bool = False,
 ) -> RecallPlan:
     """List the project and user memories and rank them for ``query`` (blocking; run it in a thread).
     ``asked_at`` (time.monotonic_ns): when the question was asked; a listing begun since serves it."""
     candidates = list_recall_candidates(store, since=asked_at)
-    return plan_recall(query, candidates, recent_tools=recent_tools, excluded_paths=excluded_paths, semantic=semantic)
+    return plan_recall(
+        query, candidates, recent_tools=recent_tools, excluded_paths=excluded_paths, semantic=semantic, block_semantic=block_semantic
+    )
 
 
 async def recall_for_query(

@@ -125,8 +125,18 @@ class SemanticRecall:
     ) -> list[MemoryEntry] | None:
         """The fused relevant memories, best first; None when the model or the vectors are not ready
         (the caller then uses BM25F's choice). The first call with memories starts loading the model."""
+        similar = self.similar(query, entries, block=block)
+        return None if similar is None else fuse(keyword, keyword_relevant, similar, self.cutoff)
+
+    def similar(self, query: str, entries: Sequence[MemoryEntry], *, block: bool = False) -> list[tuple[MemoryEntry, float]] | None:
+        """The embedding ranking (the 64 most similar memories, best first, with their cosine); None
+        when the model or the vectors are not ready. ``block``: wait for the model and the vectors
+        (the CLI and the evaluation, which have no turn to keep fast)."""
         if not entries or not query.strip():
             return None
+        if block:
+            self.start(thread=False)
+            self.wait()
         cache = self._cache
         if cache is None:
             self.start()  # in a thread, once: a session without memories never loads the model
@@ -143,8 +153,12 @@ class SemanticRecall:
 
         count = min(len(entries), 64)
         best = np.argpartition(-similarities, count - 1)[:count] if len(entries) > count else np.arange(len(entries))
-        similar = sorted(((entries[i], float(similarities[i])) for i in best), key=lambda item: (-item[1], item[0].rel_path))
-        return fuse(keyword, keyword_relevant, similar, self.cutoff)
+        return sorted(((entries[i], float(similarities[i])) for i in best), key=lambda item: (-item[1], item[0].rel_path))
+
+    @property
+    def model_name(self) -> str:
+        cache = self._cache
+        return cache.embedder.name if cache is not None else ""
 
 
 def semantic_from_setting(

@@ -84,3 +84,14 @@ def test_while_the_model_loads_recall_is_bm25f_alone() -> None:
     loading = SemanticRecall(load=ConceptEmbedder)  # never started: as if still loading
     result = plan("when does the release freeze start?", loading)
     assert result.how == "heuristic" and result.relevant[0] is FREEZE
+
+
+def test_a_blocking_plan_waits_for_the_model_and_reports_each_rankers_scores() -> None:
+    # What `memory recall` does: a semantic recall not loaded yet is waited for, not skipped.
+    loads: list[int] = []
+    recall = SemanticRecall(lambda: loads.append(1) or ConceptEmbedder())  # type: ignore[func-returns-value]
+    fused = plan_recall("can I stub out postgres when verifying?", ALL, now=NOW, semantic=recall, block_semantic=True)
+    assert loads == [1] and fused.how == "fused" and fused.rankers == ("bm25f", "semantic")
+    assert fused.relevant[0] is DB and {"semantic", "fused"} <= set(fused.scores[0])
+    keywords = plan("when does the release freeze start?", None)
+    assert keywords.rankers == ("bm25f",) and set(keywords.scores[0]) == {"bm25f", "coverage"}
