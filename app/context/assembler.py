@@ -27,6 +27,7 @@ from app.context.instructions.loader import InstructionSet, load_instructions
 from app.context.prompt import GitInfo, PromptContext, SystemPrompt, SystemPromptError, build_system_prompt, read_git_info
 from app.context.prompt import sections as section_names
 from app.context.prompt.git_changes import changes_git
+from app.context.prompt.git_info import has_snapshot
 from app.context.prompt.prelude import prelude_messages, prelude_text
 from app.context.prompt.suffix import SEPARATOR
 from app.context.report import ContextReport, Row, build_report, save_report
@@ -92,7 +93,8 @@ class ContextAssembler(TurnObserver):
             except (RuntimeError, KeyError):
                 self.home = None
         # Read once per session (and again after the agent's own git commands, see _refresh_git).
-        self._git = read_git_info(self.paths.project_root) if (self.paths.project_root / ".git").exists() else None
+        # Run where the user is: from a subdirectory the status lists paths relative to it, as Qwen Code's does.
+        self._git = read_git_info(self.paths.cwd) if (self.paths.project_root / ".git").exists() else None
         self._build_prelude()
         self.refresh()
 
@@ -170,7 +172,7 @@ class ContextAssembler(TurnObserver):
 
     def _git_problems(self) -> list[str]:
         """A credential in a commit subject or a file name is masked; the person is told once where it was."""
-        if self._git is None:
+        if self._git is None or not has_snapshot(self._git):
             return []
         from app.context.prompt.git_snapshot import git_snapshot  # the fence and the secret scanner: only with git
 
@@ -191,7 +193,7 @@ class ContextAssembler(TurnObserver):
                     changed = True
         self._git_scanned = len(history)
         if changed:
-            self._git = read_git_info(self.paths.project_root) or self._git
+            self._git = read_git_info(self.paths.cwd) or self._git
             self._build_prompt()
 
     def _split_sections(self, prompt: SystemPrompt, instructions: InstructionSet) -> list[RequestPart]:

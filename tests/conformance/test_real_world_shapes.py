@@ -131,7 +131,7 @@ async def test_the_git_section(fake_llm: FakeOpenAIServer, tmp_path: Path) -> No
     system = (await _first_request(fake_llm, root / "packages" / "core" / "src"))[0]["content"]
     log = git(root, "log", "--format=%h %s").split("\n")
     expected = (
-        f"{HEADER}\n```text\ngit: Current branch: main\ngit: Status:\ngit: M packages/core/src/engine.py\ngit: ?? notes.txt\n"
+        f"{HEADER}\n```text\ngit: Current branch: main\ngit: Status:\ngit: M engine.py\ngit: ?? ../../../notes.txt\n"
         f"git: Recent commits:\ngit: {log[0]}\ngit: {log[1]}\n```"
     )
     assert f"--- End of Context from: AGENTS.md ---\n\n{expected}" in system, "right after the instruction blocks"

@@ -112,3 +112,16 @@ async def test_unknown_skill_lists_the_available_ones(fake_llm: FakeOpenAIServer
     output = next(e for e in events if isinstance(e, ToolCallFinished)).output
     assert 'Skill "nope" not found' in output and "deploy-check" in output
     await runtime.aclose()
+
+
+async def test_from_a_subdirectory_the_project_roots_skills_are_listed(fake_llm: FakeOpenAIServer, repo: Path) -> None:
+    # A deliberate difference (docs/qwen-code-differences.md): Qwen Code reads only <cwd>/.qwen/skills.
+    deeper = repo / "src" / "components"
+    deeper.mkdir()
+    fake_llm.push(Reply.text("ok"))
+    runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(deeper))
+    assert runtime.agent is not None
+    await _run(runtime.agent, "hi")
+    await runtime.aclose()
+    first_user = json.dumps(fake_llm.requests[0].messages[1:])
+    assert "deploy-check" in first_user and "Checks before a deploy." in first_user

@@ -5,6 +5,11 @@ path that starts with ``.``, ``/`` or an ASCII letter. Tree format replaces each
 import in place with the imported file (recursively, depth ≤ 5); flat format
 lists every file reached once. Problems never raise: they become HTML comments
 in the text and warnings for a person.
+
+In tree format a file imported twice is expanded twice, as Qwen Code 0.24.4 does: only a file further up
+the current chain of imports (a cycle) becomes ``<!-- File already processed -->``. Since repeats multiply
+along the chain (ten imports of a file that imports ten more, five levels deep), one load expands at
+most MAX_EXPANSIONS files; Qwen Code has no such bound, and no real file comes near it.
 """
 
 from __future__ import annotations
@@ -35,6 +40,7 @@ __all__ = [
 
 ImportFormat = Literal["tree", "flat"]
 DEFAULT_MAX_DEPTH = 5
+MAX_EXPANSIONS = 1000
 UNKNOWN_FILE = "unknown"
 _WHITESPACE = frozenset(" \t\n\r")
 _URL = re.compile(r"^(file|https?)://")
@@ -122,9 +128,10 @@ def process_imports(
 ) -> ImportResult:
     """Expand the imports in ``content``; ``base_path`` is the directory relative paths start from.
 
-    ``processed`` holds files that must not be imported again (the loader passes
-    the file itself); it is shared by the whole expansion, so both a cycle and a
-    second import of the same file become ``<!-- File already processed -->``.
+    ``processed`` holds files that must not be imported (the loader passes the file itself); in tree
+    format each import adds its file to the chain below it only, so a cycle becomes
+    ``<!-- File already processed -->`` while a second import of the same file is expanded again.
+    In flat format every file is listed once.
     ``fs`` lets one load share reads and path lookups across files.
     """
     fs = fs or FsCache()
@@ -136,7 +143,7 @@ def process_imports(
     if import_format == "flat":
         text = expander.flat(content, base, current, tree)
     else:
-        text = expander.tree(content, base, current, 0, tree)
+        text = expander.tree(content, base, current, 0, tree, frozenset(expander.processed))
     return ImportResult(text, tree, expander.warnings)
 
 
@@ -148,9 +155,11 @@ class _Expander:
         self.root = root
         self.max_depth = max_depth
         self.processed = processed
+        self.expansions = 0
         self.warnings: list[ImportWarning] = []
 
-    def tree(self, content: str, base: str, current: str | None, depth: int, node: ImportNode) -> str:
+    def tree(self, content: str, base: str, current: str | None, depth: int, node: ImportNode, chain: frozenset[str]) -> str:
+        """``content`` with its imports replaced; ``chain`` is the files above it (a cycle if met again)."""
         imports = _live_imports(content)
         if not imports:
             return content
@@ -162,17 +171,17 @@ class _Expander:
         last = 0
         for match in imports:
             parts.append(content[last : match.start])
-            parts.append(self._replacement(match.path, base, current, depth, node))
+            parts.append(self._replacement(match.path, base, current, depth, node, chain))
             last = match.end
         parts.append(content[last:])
         return "".join(parts)
 
-    def _replacement(self, path: str, base: str, current: str | None, depth: int, node: ImportNode) -> str:
+    def _replacement(self, path: str, base: str, current: str | None, depth: int, node: ImportNode, chain: frozenset[str]) -> str:
         target = self._target(path, base, current)
         if target is None:
             return f"<!-- Import failed: {path} - {TRAVERSAL_MESSAGE} -->"
         key = self.fs.real(target)
-        if key in self.processed:
+        if key in chain:
             return f"<!-- File already processed: {path} -->"
         read = self.fs.read(target)
         if read.missing:
@@ -181,10 +190,14 @@ class _Expander:
         if failure is not None:
             self._warn(current, f"Import failed: {path} - {failure}")
             return f"<!-- Import failed: {path} - {failure} -->"
-        self.processed.add(key)
+        if self.expansions >= MAX_EXPANSIONS:
+            failure = f"More than {MAX_EXPANSIONS} imports in one load"
+            self._warn(current, f"Import failed: {path} - {failure}")
+            return f"<!-- Import failed: {path} - {failure} -->"
+        self.expansions += 1
         child = ImportNode(target)
         node.imports.append(child)
-        inner = self.tree(read.text or "", os.path.dirname(target), target, depth + 1, child)
+        inner = self.tree(read.text or "", os.path.dirname(target), target, depth + 1, child, chain | {key})
         return f"<!-- Imported from: {path} -->\n{inner}\n<!-- End of import from: {path} -->"
 
     def flat(self, content: str, base: str, current: str | None, node: ImportNode) -> str:

@@ -7,7 +7,7 @@ The git snapshot follows the instruction blocks directly (no ``---``), before th
 from __future__ import annotations
 
 from app.context.prompt import sections as names
-from app.context.prompt.git_info import GitInfo
+from app.context.prompt.git_info import GitInfo, has_snapshot
 from app.context.prompt.sections import PromptSection
 from app.context.prompt.suffix import suffix
 
@@ -20,7 +20,7 @@ GIT_JOIN = "\n\n"
 def appended_sections(*, user_memory: str, append: str, git: GitInfo | None, memory_index: str = "") -> list[PromptSection]:
     """Sections whose text is blank are left out entirely, separator included."""
     sections = [PromptSection(names.USER_MEMORY, suffix(user_memory), USER_MEMORY_SOURCE)]
-    if git is not None:
+    if git is not None and has_snapshot(git):
         text = git_status_text(git)
         joined = f"{GIT_JOIN}{text}" if sections[0].text else suffix(text)
         sections.append(PromptSection(names.GIT_STATUS, joined, f"git ({git.root})"))

@@ -1,7 +1,8 @@
 """The branch, status and recent commits of a repository, read with the ``git`` executable.
 
-The branch comes from ``git symbolic-ref`` run in the directory, never from reading
-``.git/HEAD``: in a worktree (or a submodule) ``.git`` is a file pointing elsewhere.
+The branch comes from git itself (``symbolic-ref`` for the session record, the ``## `` line of
+``status --branch`` for the prompt), never from reading ``.git/HEAD``: in a worktree (or a submodule)
+``.git`` is a file pointing elsewhere.
 
 Everything here degrades quietly: no git, no repository, no commits yet or a slow
 git all give None or partial information, because a prompt without git status is
@@ -11,15 +12,18 @@ better than no session at all.
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import time
 from app.dataclass import dataclass
 from pathlib import Path
 
 DEFAULT_COMMITS = 5
-# Changed and untracked files listed; the rest are counted.
-DEFAULT_STATUS_LINES = 20
 BRANCH_ARGS = ("symbolic-ref", "--quiet", "--short", "HEAD")
+# What ``git status --short --branch`` heads its output with, and how it names a branch before its first commit.
+_BRANCH_HEADER = "## "
+_UNBORN = re.compile(r"^(?:No commits yet|Initial commit) on ")
+_DETACHED = "HEAD (no branch)"
 
 
 @dataclass(frozen=True)
@@ -29,11 +33,16 @@ class GitInfo:
     root: Path
     branch: str | None  # None on a detached HEAD or when it could not be read
     head: str | None  # short hash of HEAD; None before the first commit
-    commits: tuple[str, ...] = ()  # "<short hash> <subject>", newest first
+    commits: tuple[str, ...] = ()  # ``git log --oneline`` lines, newest first
     detached: bool = False
-    # ``git status --porcelain`` lines ("XY path"), at most DEFAULT_STATUS_LINES of them; None when unread.
+    # ``git status --short`` lines as git wrote them (" M a.py" keeps its leading space), every one of them,
+    # with paths relative to the directory git ran in; None when unread. The snapshot bounds them by characters.
     status: tuple[str, ...] | None = None
-    status_more: int = 0  # changed files beyond those listed
+
+
+def has_snapshot(info: GitInfo) -> bool:
+    """Whether the prompt carries a git section: Qwen Code sends none when status or log fails (no commits yet)."""
+    return info.status is not None and bool(info.commits)
 
 
 def read_branch(root: Path, *, timeout: float = 2.0) -> str | None:
@@ -42,7 +51,7 @@ def read_branch(root: Path, *, timeout: float = 2.0) -> str | None:
 
 
 def _branch(root: Path, deadline: float) -> str | None:
-    """The branch, as the session record reads it (the prompt's snapshot runs the same ``BRANCH_ARGS``).
+    """The branch, as the session record reads it.
 
     symbolic-ref names the branch even before the first commit, and fails on a detached HEAD.
     """
@@ -50,40 +59,50 @@ def _branch(root: Path, deadline: float) -> str | None:
     return branch.strip() or None if branch else None
 
 
-def read_git_info(
-    root: Path, *, timeout: float = 2.0, max_commits: int = DEFAULT_COMMITS, max_status: int = DEFAULT_STATUS_LINES
-) -> GitInfo | None:
+def read_git_info(root: Path, *, timeout: float = 2.0, max_commits: int = DEFAULT_COMMITS) -> GitInfo | None:
     """What git says about the repository holding ``root``; None when it is not one (or git is unusable).
 
-    ``timeout`` bounds all git calls together; once it has passed, what was read so far is returned.
-    The four calls run at the same time: in this repository 10-13 ms together against 11-50 ms one
-    after the other (each is a git process starting up; status is the one that grows with the tree).
+    Run from a subdirectory, the status lists paths relative to it (``../../x.json``), as Qwen Code 0.24.4's
+    ``git status --short --branch`` run in the working directory does; the branch comes from that same
+    call's ``## `` line. ``timeout`` bounds all git calls together; once it has passed, what was read so far
+    is returned. The three calls run at the same time (each is a git process starting up; status is the
+    one that grows with the tree).
     """
     deadline = time.monotonic() + timeout
     if timeout <= 0:
         return None
     calls = [
         _start(root, "rev-parse", "--show-toplevel"),
-        _start(root, *BRANCH_ARGS),
-        _start(root, "log", f"--max-count={max_commits}", "--format=%h %s", "--no-color", "--no-show-signature"),
-        _start(root, "-c", "core.quotePath=true", "status", "--porcelain=v1", "--untracked-files=normal"),
+        _start(root, "log", "--oneline", "-n", str(max_commits)),
+        # LC_ALL=C: the "## No commits yet on" header is translated otherwise.
+        _start(root, "status", "--short", "--branch", locale="C"),
     ]
-    toplevel, branch_out, log, porcelain = (_finish(call, deadline) for call in calls)
+    toplevel, log, status_out = (_finish(call, deadline) for call in calls)
     if toplevel is None or not toplevel.strip():
         return None
-    branch = branch_out.strip() or None if branch_out else None
-    commits = tuple(line for line in (log or "").splitlines() if line.strip())
-    changed = [line for line in (porcelain or "").splitlines() if line.strip()]
-    head = commits[0].split(" ", 1)[0] if commits else None
+    commits = tuple(line for line in (log or "").strip().splitlines() if line.strip())
+    branch, detached, status = _parse_status(status_out)
     return GitInfo(
         root=Path(toplevel.strip()),
         branch=branch,
-        head=head,
+        head=commits[0].split(" ", 1)[0] if commits else None,
         commits=commits,
-        detached=not branch and head is not None,
-        status=tuple(changed[:max_status]) if porcelain is not None else None,
-        status_more=max(0, len(changed) - max_status),
+        detached=detached,
+        status=status,
     )
+
+
+def _parse_status(out: str | None) -> tuple[str | None, bool, tuple[str, ...] | None]:
+    """(branch, detached, status lines) from ``git status --short --branch``; (None, False, None) when unread."""
+    if out is None:
+        return None, False, None
+    header, *lines = out.rstrip().splitlines() or [""]
+    if not header.startswith(_BRANCH_HEADER):
+        return None, False, None
+    described = header[len(_BRANCH_HEADER) :]
+    name = _UNBORN.sub("", described).split("...")[0]
+    detached = described == _DETACHED or not name
+    return (None if detached else name), detached, tuple(lines)
 
 
 def _git(root: Path, deadline: float, *args: str) -> str | None:
@@ -93,9 +112,11 @@ def _git(root: Path, deadline: float, *args: str) -> str | None:
     return _finish(_start(root, *args), deadline)
 
 
-def _start(root: Path, *args: str) -> subprocess.Popen[str] | None:
+def _start(root: Path, *args: str, locale: str | None = None) -> subprocess.Popen[str] | None:
     """A git call under way (no prompt for credentials, no optional locks), or None when git cannot start."""
     env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    if locale is not None:
+        env["LC_ALL"] = locale
     try:
         return subprocess.Popen(
             ["git", "-C", str(root), *args],

@@ -206,13 +206,34 @@ def test_a_file_importing_itself(repo: Path) -> None:
     assert content == "me <!-- File already processed: ./QWEN.md -->"
 
 
-def test_a_duplicate_import_is_included_once(repo: Path) -> None:
+def test_a_duplicate_import_is_expanded_at_each_occurrence(repo: Path) -> None:
     write(repo / "a.md", "A")
     content, _ = expand(repo, "@./a.md and again @a.md")
     assert content == (
         "<!-- Imported from: ./a.md -->\nA\n<!-- End of import from: ./a.md --> and again "
-        "<!-- File already processed: a.md -->"
+        "<!-- Imported from: a.md -->\nA\n<!-- End of import from: a.md -->"
     )
+
+
+def test_only_a_file_up_the_chain_is_already_processed(repo: Path) -> None:
+    write(repo / "a.md", "A @b.md")
+    write(repo / "b.md", "B @a.md")
+    content, _ = expand(repo, "@a.md @b.md")
+    assert content.count("<!-- File already processed: a.md -->") == 1, "a -> b -> a is a cycle"
+    assert content.count("<!-- File already processed: b.md -->") == 1, "b -> a -> b is a cycle"
+    assert content.count("<!-- Imported from: b.md -->") == 2, "b under a, and b again at the top"
+
+
+def test_repeats_that_multiply_stop_at_the_expansion_bound(repo: Path) -> None:
+    from app.context.instructions.imports import MAX_EXPANSIONS
+
+    for level in range(4):
+        write(repo / f"l{level}.md", " ".join([f"@l{level + 1}.md"] * 10))
+    write(repo / "l4.md", "leaf")
+    content, warnings = expand(repo, "@l0.md")
+    assert content.count("leaf") < MAX_EXPANSIONS, "10^4 leaves would be expanded without the bound"
+    assert f"More than {MAX_EXPANSIONS} imports in one load" in content
+    assert any("More than" in w for w in warnings)
 
 
 def test_path_traversal_is_refused(repo: Path) -> None:

@@ -61,14 +61,37 @@ def test_a_clean_tree_says_clean(tmp_path: Path) -> None:
     assert "git: Status:\ngit: (clean)\ngit: Recent commits:" in text
 
 
-def test_status_is_capped_with_a_count_of_the_rest(tmp_path: Path) -> None:
+def test_status_is_cut_at_2000_characters_and_says_so(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    for n in range(25):
-        (repo / f"f{n:02d}.txt").write_text("x")
+    git(repo, "commit", "-q", "--allow-empty", "-m", "first")
+    for n in range(300):
+        (repo / f"f{n:03d}.txt").write_text("x")
     info = read_git_info(repo)
-    assert info is not None and len(info.status or ()) == 20 and info.status_more == 5
+    assert info is not None and len(info.status or ()) == 300, "every line is read; the snapshot bounds them"
     text = git_snapshot(info).text
-    assert "git: ?? f19.txt\ngit: ... and 5 more changed files\ngit: Recent commits:\ngit: (no commits yet)" in text
+    status = text.split("git: Status:\n", 1)[1].split("\ngit: ... (truncated, run `git status` for full output)\n", 1)[0]
+    assert len("\n".join(line.removeprefix("git: ") for line in status.split("\n"))) == 2000, "the cut is by characters"
+    assert "git: Recent commits:" in text
+
+
+def test_no_commits_yet_gives_no_git_section(tmp_path: Path) -> None:
+    from app.context.prompt.git_info import has_snapshot
+
+    repo = make_repo(tmp_path / "repo")
+    (repo / "a.txt").write_text("x")
+    info = read_git_info(repo)
+    assert info is not None and info.branch == "master" and info.status == ("?? a.txt",)
+    assert not has_snapshot(info), "Qwen Code's git log fails before the first commit, and it sends no section"
+
+
+def test_from_a_subdirectory_paths_are_relative_to_it(tmp_path: Path) -> None:
+    repo = make_repo(tmp_path / "repo")
+    (repo / "top.txt").write_text("x")
+    (repo / "sub").mkdir()
+    (repo / "sub" / "here.txt").write_text("x")
+    info = read_git_info(repo / "sub")
+    assert info is not None and info.root == repo.resolve()
+    assert sorted(info.status or ()) == ["?? ../top.txt", "?? ./"], "git names the untracked directory itself ./"
 
 
 def test_the_branch_of_a_worktree_is_its_own(tmp_path: Path) -> None:

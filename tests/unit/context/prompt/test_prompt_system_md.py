@@ -8,7 +8,7 @@ import pytest
 
 from app.context.prompt import GitInfo, PromptContext, SystemPromptError, build_system_prompt
 
-GIT = GitInfo(root=Path("/repo"), branch="main", head="abc1234", commits=("abc1234 Fix parser",))
+GIT = GitInfo(root=Path("/repo"), branch="main", head="abc1234", commits=("abc1234 Fix parser",), status=())
 
 
 def _context(cwd: Path, env: dict[str, str], **overrides: object) -> PromptContext:
