@@ -2,7 +2,9 @@
 
 Output formats: ``text`` streams the answer; ``json`` prints one object at the
 end; ``stream-json`` prints every core event as one JSON line. Exit codes: 0 the
-turn finished, 1 the model or a tool failed it (message on stderr).
+turn finished, 1 the model or a tool failed it (message on stderr), 143 / 129 a
+SIGTERM / SIGHUP ended it (the partial answer is recorded, as Ctrl+C records it:
+``app/exit_signals.py``), 130 Ctrl+C.
 
 Nothing the model or a file says can drive the terminal: in text output the
 answer and every stderr line go through ``inert_stream_text`` (control characters
@@ -13,6 +15,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import signal
 import sys
 import time
 from typing import IO, Any
@@ -31,12 +34,21 @@ from app.core.events import (
     TurnFailed,
     TurnFinished,
 )
+from app.exit_signals import ExitSignals, exit_code, let_go_of_dead_terminal, signal_name
 from app.inert import inert_stream_text as shown
 from app.project_layer import ignored_notice
 from app.runtime import Runtime
 
 
-async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out: IO[str] = sys.stdout, err: IO[str] = sys.stderr) -> int:
+async def run_headless(
+    runtime: Runtime,
+    prompt: str,
+    output_format: str,
+    *,
+    out: IO[str] = sys.stdout,
+    err: IO[str] = sys.stderr,
+    signals: ExitSignals | None = None,
+) -> int:
     agent = runtime.agent
     assert agent is not None, "run_headless needs a configured endpoint"
     started = time.monotonic()
@@ -83,15 +95,19 @@ async def run_headless(runtime: Runtime, prompt: str, output_format: str, *, out
             elif isinstance(event, StreamReset):
                 printed[:] = ["\n"]
     duration_ms = int((time.monotonic() - started) * 1000)
+    stopped_by = signals.received if signals is not None and isinstance(final, TurnCancelled) else None
     if output_format == "json":
-        _line(out, _result_object(runtime, final, tool_calls, duration_ms))
-    elif output_format == "text" and isinstance(final, (TurnFinished, TurnFailed)):
+        _line(out, _result_object(runtime, final, tool_calls, duration_ms, stopped_by))
+    elif output_format == "text" and (isinstance(final, (TurnFinished, TurnFailed)) or stopped_by):
         if printed and not printed[-1].endswith("\n"):
             out.write("\n")
         out.flush()
     if isinstance(final, TurnFailed):
         print(shown(f"error: {final.message}"), file=err)
         return EXIT_FAILED
+    if stopped_by is not None:
+        print(stopped_message(runtime, stopped_by), file=err)
+        return exit_code(stopped_by)
     if not isinstance(final, TurnFinished):
         print("error: the turn did not finish", file=err)
         return EXIT_FAILED
@@ -131,7 +147,16 @@ def _print_text_event(event: Event, out: IO[str], err: IO[str]) -> None:
         print(shown(f"warning: {event.message}"), file=err)
 
 
-def _result_object(runtime: Runtime, final: Event | None, tool_calls: list[dict[str, Any]], duration_ms: int) -> dict[str, Any]:
+def stopped_message(runtime: Runtime, signum: int) -> str:
+    return (
+        f"error: stopped by {signal_name(signum)}; what was answered so far is saved in session {runtime.session_id}"
+        f" (agentctx-tui -r {runtime.session_id} goes on from there)"
+    )
+
+
+def _result_object(
+    runtime: Runtime, final: Event | None, tool_calls: list[dict[str, Any]], duration_ms: int, stopped_by: int | None = None
+) -> dict[str, Any]:
     result: dict[str, Any] = {
         "type": "result",
         "session_id": runtime.session_id,
@@ -143,6 +168,8 @@ def _result_object(runtime: Runtime, final: Event | None, tool_calls: list[dict[
         result.update(is_error=False, result=final.result, usage=final.usage.to_dict())
     else:
         message = final.message if isinstance(final, TurnFailed) else "the turn did not finish"
+        if stopped_by is not None:
+            message = f"stopped by {signal_name(stopped_by)}"
         result.update(is_error=True, result="", error=message)
     return result
 
@@ -164,14 +191,33 @@ def memory_drain_seconds(runtime: Runtime, err: IO[str]) -> float:
 
 
 def run(runtime: Runtime, prompt: str, output_format: str) -> int:
+    signals = ExitSignals()
+
     async def run_and_close() -> int:
+        main = asyncio.current_task()
+        assert main is not None
+
+        def stop(signum: int) -> None:
+            # Like Ctrl+C in the TUI: the turn ends as cancelled (its partial answer and children dealt
+            # with by the agent); before or after the turn there is nothing to keep, so the run just ends.
+            if runtime.agent is None or not runtime.agent.cancel():
+                main.cancel()
+
+        signals.install(asyncio.get_running_loop(), stop)
         drain = 0.0
         try:
-            code = await run_headless(runtime, prompt, output_format)
-            drain = memory_drain_seconds(runtime, sys.stderr)
+            code = await run_headless(runtime, prompt, output_format, signals=signals)
+            if signals.received is None:
+                drain = memory_drain_seconds(runtime, sys.stderr)
             return code
+        except asyncio.CancelledError:
+            if signals.received is None:
+                raise
+            print(stopped_message(runtime, signals.received), file=sys.stderr)
+            return exit_code(signals.received)
         finally:
             await runtime.aclose(drain_seconds=drain)
+            signals.uninstall()
             if drain:
                 task = runtime.memory.extraction
                 print(shown(f"memory: extraction {task.state}{f' ({task.detail})' if task.detail else ''}"), file=sys.stderr)
@@ -181,3 +227,11 @@ def run(runtime: Runtime, prompt: str, output_format: str) -> int:
     except KeyboardInterrupt:
         print("error: interrupted", file=sys.stderr)
         return 130
+    except OSError:
+        if signals.received != signal.SIGHUP:
+            raise
+        # The terminal that closed took stdout or stderr with it: the record is written; exit as hung up.
+        return exit_code(signals.received)
+    finally:
+        if signals.received == signal.SIGHUP:
+            let_go_of_dead_terminal()
