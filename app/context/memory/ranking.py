@@ -48,6 +48,8 @@ MAX_INDEXED_BODY_CHARS = 4000
 # 0.35 of the question's weight keeps that set's Hit@5 (0.956) and its unrelated questions empty (97%).
 MIN_COVERAGE = 0.35
 RELATIVE_CUTOFF = 0.4
+# A question's word that no memory uses weighs this share of its IDF in the coverage.
+ABSENT_WEIGHT = 0.5
 # A sync that tokenised this many memories saves them to the scopes' cache files.
 SAVE_TERMS_AFTER = 50
 
@@ -363,6 +365,11 @@ def rank(terms: Sequence[str], entries: Sequence[MemoryEntry], *, index: Bm25fIn
     # A common word can match half of 50,000 memories: only the best MAX_RANKED are ranked in full
     # (recall shows five, the selector's manifest two hundred).
     items = heapq.nlargest(MAX_RANKED, scores.items(), key=lambda item: item[1]) if len(scores) > MAX_RANKED else scores.items()
+    # Coverage is measured against the terms the memories use: a word no memory has cannot tell
+    # one memory from another, so it weighs only ABSENT_WEIGHT of its IDF (it still counts: an
+    # unrelated question is mostly words the store never uses).
+    present = sum(idf for idf, posting in per_term if posting)
+    weight = present + ABSENT_WEIGHT * (weight - present)
     ranked = [
         Ranked(entry, score, _coverage(key, per_term, weight), _SCOPE_ORDER.get(entry.scope.value, 9))
         for key, score in items

@@ -41,7 +41,7 @@ if TYPE_CHECKING:
 # (bulk.py and term_segment.py are imported where a cache file is read or written: a turn in a
 # project without memories never loads them.)
 # 2: rows carry the memory's search terms; 3: parsed by app/context/frontmatter.py; 4: columns and a term segment
-CACHE_VERSION = 4
+CACHE_VERSION = 5
 Stamp = tuple[int, int, int, int]  # inode, size, mtime_ns, ctime_ns
 _save_lock = threading.Lock()
 log = logging.getLogger(__name__)

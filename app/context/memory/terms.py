@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 import time
 import unicodedata
-from datetime import UTC, datetime
+from datetime import UTC, date, datetime, timedelta
 from functools import lru_cache
 
 
@@ -93,14 +93,17 @@ _MONTHS = {
     "oct": 10, "october": 10, "nov": 11, "november": 11, "dec": 12, "december": 12,
 }
 _MONTH_NAMES = "|".join(sorted(_MONTHS, key=len, reverse=True))
-_ISO_DATE = re.compile(r"\b((?:19|20)\d\d)[-/.](0?[1-9]|1[0-2])(?:[-/.](?:0?[1-9]|[12]\d|3[01]))?\b")
+_ISO_DATE = re.compile(r"\b((?:19|20)\d\d)[-/.](0?[1-9]|1[0-2])(?:[-/.](0?[1-9]|[12]\d|3[01]))?\b")
 # "May 2021", "May 3, 2021", "3 May 2021", "in May": a month is a date only when capitalised
 # (or after in/last/next/since/this), so the verb "may" stays a stop word.
 _MONTH_DATE = re.compile(
-    rf"(?:(?P<rel>\b(?:in|last|next|since|this|until|before|after|during)\s+)(?P<m1>{_MONTH_NAMES})\b|\b(?P<m2>(?-i:{'|'.join(m.capitalize() for m in sorted(_MONTHS, key=len, reverse=True))}))\b)\.?"
-    r"(?:\s+\d{1,2}(?!\d)(?:st|nd|rd|th)?,?)?(?:\s+(?P<year>(?:19|20)\d\d)(?!\d))?",
+    rf"(?:(?P<rel>\b(?:in|last|next|since|this|until|before|after|during)\s+)(?P<m1>{_MONTH_NAMES})\b|(?:\b(?P<d1>0?[1-9]|[12]\d|3[01])(?:st|nd|rd|th)?\s+(?:of\s+)?)?\b(?P<m2>(?-i:{'|'.join(m.capitalize() for m in sorted(_MONTHS, key=len, reverse=True))}))\b)\.?"
+    r"(?:\s+(?P<d2>0?[1-9]|[12]\d|3[01])(?!\d)(?:st|nd|rd|th)?,?)?(?:\s+(?P<year>(?:19|20)\d\d)(?!\d))?",
     re.IGNORECASE,
 )
+# "the week before 9 June 2023", "the week after ...", "the week of ...": the question asks about
+# the week seven days off the date it names (a week term, not the named day's).
+_WEEK_OF = re.compile(r"\bweek\s+(before|after|of)\s+(?:the\s+)?$", re.IGNORECASE)
 _DIGIT = re.compile(r"\d")
 _MONTH_HINT = re.compile(r"(?:jan|feb|mar|apr|may|jun|jul|aug|sep|oct|nov|dec)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d-])((?:19|20)\d\d)(?![\d-])")
@@ -188,14 +191,33 @@ def _cjk_terms(run: str, *, document: bool) -> list[str]:
     return terms
 
 
+def _day(year: int, month: int, day: int, text: str, at: int) -> tuple[date, int | None]:
+    """The date (the last valid day of the month when the day overshoots it) and, when the text
+    before it says "week before / after / of", the shift in days to the week it means."""
+    while day > 28:
+        try:
+            found = date(year, month, day)
+            break
+        except ValueError:
+            day -= 1
+    else:
+        found = date(year, month, day)
+    week = _WEEK_OF.search(text, max(0, at - 30), at)
+    shift = None if week is None else {"before": -7, "after": 7, "of": 0}[week.group(1).lower()]
+    return found, shift
+
+
 def _date_terms(text: str, *, document: bool, now: float | None) -> list[str]:
     dates: list[tuple[int | None, int | None]] = []  # (year, month)
     today = datetime.fromtimestamp(now, UTC) if now is not None else None
     # Cheap first tests: most memory text has no digit and no month name (halves the indexing time).
     digits = _DIGIT.search(text) is not None
     months = _MONTH_HINT.search(text) is not None
+    days: list[tuple[date, int | None]] = []  # a whole date, and the week shift a question asks for
     for match in _ISO_DATE.finditer(text) if digits else ():
         dates.append((int(match.group(1)), int(match.group(2))))
+        if match.group(3):
+            days.append(_day(int(match.group(1)), int(match.group(2)), int(match.group(3)), text, match.start()))
     for match in _MONTH_DATE.finditer(text) if months else ():
         name = (match.group("m1") or match.group("m2") or "").lower()
         month = _MONTHS.get(name)
@@ -207,6 +229,11 @@ def _date_terms(text: str, *, document: bool, now: float | None) -> list[str]:
             year = today.year if month < today.month else today.year - 1
         elif year is None and today is not None and rel == "this":
             year = today.year
+        day = match.group("d1") or match.group("d2")
+        if year is not None and day is not None:
+            days.append(_day(year, month, int(day), text, match.start()))
+            if days[-1][1] is not None:
+                continue  # "the week before 9 June": about that week, not the named day's month
         dates.append((year, month))
     for match in _CJK_DATE.finditer(text) if digits else ():
         if match.group(1):
@@ -224,6 +251,16 @@ def _date_terms(text: str, *, document: bool, now: float | None) -> list[str]:
                     months = today.year * 12 + today.month - 1 + month_shift
                     dates.append((months // 12, months % 12 + 1))
     terms: list[str] = []
+    for day, shift in days:
+        if shift is not None:  # a question's "the week before / after / of <date>"
+            iso = (day + timedelta(days=shift)).isocalendar()
+            terms.append(f"@w{iso[0]}-{iso[1]:02d}")
+            continue
+        # A whole date is a day term; a memory also gets its ISO week, what "the week before" asks for.
+        terms.append(f"@{day.year}-{day.month:02d}-{day.day:02d}")
+        if document:
+            iso = day.isocalendar()
+            terms.append(f"@w{iso[0]}-{iso[1]:02d}")
     for year, month in dates:
         if year is not None and month is not None:
             terms.append(f"@{year}-{month:02d}")

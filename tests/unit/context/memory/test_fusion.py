@@ -26,7 +26,7 @@ def semantic() -> SemanticRecall:
 
 
 def test_a_paraphrase_with_no_shared_word_is_recalled_only_with_semantic_recall() -> None:
-    question = "can I stub out postgres when verifying?"  # no word of the memory's, after stemming
+    question = "can I have a fake sql while verifying?"  # no word of the memory's, after stemming
     assert plan(question, None).relevant == ()
     fused = plan(question, semantic())
     assert fused.how == "fused" and fused.relevant[0] is DB
@@ -50,8 +50,8 @@ def test_the_similarity_floor_and_the_margin_below_the_best() -> None:
 
 
 def test_agreement_admits_a_memory_first_in_both_rankings_under_both_cut_offs() -> None:
-    # "what reply style suits Kwame?": only "Kwame" is shared, under BM25F's coverage cut-off.
-    terms = query_terms("what reply style suits Kwame?", NOW)
+    # Only "Kwame" is shared, under BM25F's coverage cut-off.
+    terms = query_terms("what reply style and tone suits Kwame best?", NOW)
     keyword = rank(terms, ALL)
     assert keyword and keyword[0].entry is TERSE and relevant(keyword) == []
     cutoff = SemanticCutoff(floor=0.9, margin=0.1, agree_top=3, agree_floor=0.2)
@@ -90,7 +90,7 @@ def test_a_blocking_plan_waits_for_the_model_and_reports_each_rankers_scores() -
     # What `memory recall` does: a semantic recall not loaded yet is waited for, not skipped.
     loads: list[int] = []
     recall = SemanticRecall(lambda: loads.append(1) or ConceptEmbedder())  # type: ignore[func-returns-value]
-    fused = plan_recall("can I stub out postgres when verifying?", ALL, now=NOW, semantic=recall, block_semantic=True)
+    fused = plan_recall("can I have a fake sql while verifying?", ALL, now=NOW, semantic=recall, block_semantic=True)
     assert loads == [1] and fused.how == "fused" and fused.rankers == ("bm25f", "semantic")
     assert fused.relevant[0] is DB and {"semantic", "fused"} <= set(fused.scores[0])
     keywords = plan("when does the release freeze start?", None)

@@ -151,6 +151,31 @@ def test_one_and_two_character_cjk_queries_recall_like_longer_ones(query: str) -
     assert [e.rel_path for e in plan.relevant] == ["project/release.md"]
 
 
+def test_dates_name_a_day_and_a_week_and_questions_ask_for_the_week_before_or_after() -> None:
+    assert {"@2023-06-02", "@w2023-22", "@2023-06"} <= set(document_terms("Melanie painted a sunset on 2 June 2023."))
+    assert "@2023-06-02" in query_terms("What did Melanie do on June 2nd, 2023?", NOW_DEC)
+    assert "@2023-06-02" in document_terms("deployed 2023-06-02")
+    before = query_terms("What did Melanie do the week before 9 June 2023?", NOW_DEC)
+    assert "@w2023-22" in before and "@2023-06-09" not in before  # the week it means, not the day it names
+    assert "@w2023-24" in query_terms("the week after 9 June 2023", NOW_DEC)
+    assert "@2024-02-29" in document_terms("on 31 February 2024")  # a day past the month's end: its last day
+    sunset = entry("Melanie painted a sunset", "", "Melanie painted a sunset over the lake on 2 June 2023.", memory_type="user", rel_path="user/sunset.md")
+    later = entry("Melanie painted a portrait", "", "Melanie painted a portrait on 16 June 2023.", memory_type="user", rel_path="user/portrait.md")
+    plan = plan_recall("What did Melanie get up to the week before 9 June 2023?", [later, sunset], now=NOW_DEC)
+    assert [e.rel_path for e in plan.relevant][:1] == ["user/sunset.md"]
+
+
+def test_words_no_memory_uses_weigh_less_but_a_question_of_only_such_words_recalls_nothing() -> None:
+    # Real questions paraphrase: "purchase" and "stargazing" are in no memory, "telescope" is.
+    docs = [
+        entry("Melanie bought a telescope", "", "Melanie bought a telescope on 3 May 2023.", memory_type="user", rel_path="user/telescope.md"),
+        entry("Melanie cooked ramen", "", "Melanie cooked homemade ramen on 9 May 2023.", memory_type="user", rel_path="user/ramen.md"),
+        entry("Mateo visited the aquarium", "", "Mateo visited an aquarium with Omar.", memory_type="user", rel_path="user/aquarium.md"),
+    ]
+    assert [e.rel_path for e in plan_recall("Did Melanie ever purchase a stargazing telescope?", docs, now=NOW_DEC).relevant] == ["user/telescope.md"]
+    assert plan_recall("When did Melanie go skydiving over the desert?", docs, now=NOW_DEC).relevant == ()
+
+
 # The active-tool filter.
 
 
