@@ -45,6 +45,7 @@ bench: $(STAMP)
 eval-recall: $(STAMP)
 	@$(BIN)/python -c 'import wordllama' 2>/dev/null || $(BIN)/python -m pip install --quiet -e '.[test,embeddings]'
 	$(BIN)/python -m bench.recall_eval
+	$(BIN)/python -m bench.dialogue_eval
 
 snapshots-update: $(STAMP)
 	$(BIN)/python -m pytest tests/tui -q --snapshot-update
