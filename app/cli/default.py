@@ -58,15 +58,38 @@ def run(args: argparse.Namespace) -> int:
 def _read_piped_stdin() -> str:
     if sys.stdin is None or sys.stdin.isatty():
         return ""
+    buffer = getattr(sys.stdin, "buffer", None)
     try:
-        return sys.stdin.read()
+        if buffer is None:  # a replaced text stream (tests, embedding): already text
+            return sys.stdin.read()
+        data = buffer.read()
     except (OSError, UnicodeDecodeError) as exc:
         print(f"agentctx-tui: could not read the prompt from stdin ({exc})", file=sys.stderr)
         return ""
+    return decode_stdin(data)
+
+
+def decode_stdin(data: bytes) -> str:
+    """Piped input as text: UTF-8 whatever the locale says, an invalid byte replaced by U+FFFD (and
+    said on stderr) rather than carried as a surrogate that no request or record could encode."""
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        text = data.decode("utf-8", "replace")
+        count = text.count("\ufffd") - data.decode("utf-8", "ignore").count("\ufffd")
+        print(
+            f"agentctx-tui: stdin is not valid UTF-8 (byte 0x{data[exc.start]:02x} at offset {exc.start}); "
+            f"{count} undecodable {'sequence was' if count == 1 else 'sequences were'} replaced with U+FFFD",
+            file=sys.stderr,
+        )
+        return text
 
 
 def _headless(args: argparse.Namespace, settings, paths, stdin_text: str) -> int:  # type: ignore[no-untyped-def]
-    prompt = "\n\n".join(part for part in (stdin_text.strip(), (args.prompt or "").strip()) if part)
+    from app.core.undecodable import escape
+
+    # An argument that is not UTF-8 arrives surrogate-escaped: its odd bytes become \xNN, as in file names.
+    prompt = "\n\n".join(part for part in (stdin_text.strip(), escape(args.prompt or "").strip()) if part)
     if not prompt:
         print("agentctx-tui: the prompt is empty (give -p \"...\" or pipe text on stdin)", file=sys.stderr)
         return EXIT_USAGE

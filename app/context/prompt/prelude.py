@@ -13,6 +13,7 @@ from string import Template
 
 from app.context.prompt.base import template
 from app.core.history import Message
+from app.core.undecodable import escape
 
 # A listing is a hint, not an inventory: a huge directory must not flood the window.
 MAX_LISTED = 40
@@ -23,7 +24,8 @@ def _listing(cwd: Path) -> str:
         entries = sorted(cwd.iterdir(), key=lambda p: (not p.is_dir(), p.name.lower()))
     except OSError as exc:
         return f"(cannot list: {exc.strerror})"
-    names = [f"{p.name}/" if p.is_dir() else p.name for p in entries if p.name != ".git"]
+    # A name that is not UTF-8 is shown as the tools show it (\xNN per odd byte), never sent raw.
+    names = [f"{escape(p.name)}/" if p.is_dir() else escape(p.name) for p in entries if p.name != ".git"]
     shown = names[:MAX_LISTED]
     lines = [f"- {name}" for name in shown]
     if len(names) > MAX_LISTED:
@@ -35,8 +37,8 @@ def prelude_text(cwd: Path, root: Path, *, today: date | None = None) -> str:
     return Template(template("prelude")).substitute(
         date=(today or date.today()).isoformat(),
         platform=f"{platform.system()} {platform.release()}",
-        cwd=str(cwd),
-        root=str(root),
+        cwd=escape(str(cwd)),
+        root=escape(str(root)),
         listing=_listing(cwd),
     )
 

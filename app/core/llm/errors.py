@@ -139,6 +139,13 @@ def classify(exc: BaseException, *, base_url: str, model: str, read_timeout: flo
     if isinstance(exc, LLMError):
         return exc
     names = {cls.__name__ for cls in type(exc).__mro__}
+    if isinstance(exc, UnicodeEncodeError):
+        # Encoding happens here, before anything is sent: the endpoint never saw this request.
+        return LLMError(
+            f"agentctx-tui could not encode the request for {base_url} ({exc.reason} at character {exc.start}); "
+            "nothing was sent, and the endpoint is not at fault. Please report this with the session file.",
+            kind="error",
+        )
     if names & {"ReadTimeout", "TimeoutException", "ConnectTimeout", "PoolTimeout", "WriteTimeout", "TimeoutError"}:
         return silence(base_url, read_timeout)
     dropped = names & {"RemoteProtocolError", "ReadError", "StreamError", "IncompleteRead", "ConnectionResetError"}

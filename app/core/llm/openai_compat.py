@@ -148,7 +148,7 @@ class OpenAICompatProvider:
         events: Any = None
         try:
             async with asyncio.timeout_at(progress.next_deadline()) as scope:
-                response = await client.send(client.build_request("POST", self._url, json=body), stream=True)
+                response = await client.send(_post(client, self._url, body), stream=True)
                 if response.status_code >= 400:
                     raise await self._status_error(response)
             answered = True
@@ -235,7 +235,7 @@ class OpenAICompatProvider:
 
     async def complete(self, request: ChatRequest, *, timeout: float | None = None) -> Completion:
         client = self._client()
-        options: dict[str, Any] = {"json": self._arguments(request, stream=False)}
+        options: dict[str, Any] = {"content": json_body(self._arguments(request, stream=False)), "headers": _JSON}
         if timeout is not None:
             options["timeout"] = timeout
         try:
@@ -265,6 +265,26 @@ class OpenAICompatProvider:
         ]
         message = Message(role="assistant", content=_text(raw.get("content")), tool_calls=calls, reasoning=_reasoning_of(raw))
         return Completion(message=message, usage=_usage_of(payload.get("usage")), finish_reason=choice.get("finish_reason"))
+
+
+_JSON = {"Content-Type": "application/json"}
+
+
+def json_body(body: Mapping[str, Any]) -> bytes:
+    """The request body as UTF-8 JSON; a lone surrogate anywhere in it (an undecodable file name a
+    source did not escape) is written as the tools show it (app/core/undecodable.py) instead of
+    failing the request with an encoding error."""
+    text = json.dumps(body, ensure_ascii=False, separators=(",", ":"))
+    try:
+        return text.encode("utf-8")
+    except UnicodeEncodeError:
+        from app.core.undecodable import scrub
+
+        return json.dumps(scrub(body), ensure_ascii=False, separators=(",", ":")).encode("utf-8")
+
+
+def _post(client: Any, url: str, body: Mapping[str, Any]) -> Any:
+    return client.build_request("POST", url, content=json_body(body), headers=_JSON)
 
 
 class _Progress:

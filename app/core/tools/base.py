@@ -12,6 +12,7 @@ from typing import Any
 from app.core.images import ImagePart
 from app.core.tools.errors import ToolError  # also re-exported: tools import it from here
 from app.core.tools.filesystem import FileSystem, RealFileSystem
+from app.core.undecodable import escape, unescape_path
 
 
 class ToolKind(str, Enum):
@@ -53,16 +54,30 @@ class ToolContext:
             raise ToolError("a path is required")
         if "\x00" in raw:  # the OS would refuse it with a ValueError, not an OSError
             raise ToolError("a path cannot contain a NUL byte")
-        candidate = Path(raw).expanduser()
-        if not candidate.is_absolute():
-            candidate = self.root / candidate
-        resolved = Path(_normalize(candidate))
+        resolved = self._absolute(raw)
+        if unescape_path(raw) != raw:
+            resolved = self._escaped_name(resolved, self._absolute(unescape_path(raw)))
         real = self.fs.realpath(resolved)
         for allowed in (self.root, *self.extra_roots):
             root = self.fs.realpath(allowed)
             if real == root or root in real.parents:
                 return resolved
         raise ToolError(f"{raw} is outside the workspace ({self.root}); only files inside it can be used")
+
+    def _absolute(self, raw: str) -> Path:
+        candidate = Path(raw).expanduser()
+        if not candidate.is_absolute():
+            candidate = self.root / candidate
+        return Path(_normalize(candidate))
+
+    def _escaped_name(self, literal: Path, unescaped: Path) -> Path:
+        """Which file a path with ``\\xNN`` in it names: as written when that exists, else the
+        name ``display`` showed that way (its undecodable bytes restored)."""
+        if self.fs.exists(literal):
+            return literal
+        if self.fs.exists(unescaped) or (self.fs.exists(unescaped.parent) and not self.fs.exists(literal.parent)):
+            return unescaped
+        return literal
 
     def contains(self, path: Path) -> bool:
         """Whether ``path``, with symlinks followed, is inside the workspace root."""
@@ -72,10 +87,11 @@ class ToolContext:
 
     def display(self, path: Path) -> str:
         """A path as the person thinks of it: relative to the root when inside it."""
+        # Undecodable bytes of a file name are shown as \xNN (app/core/undecodable.py); resolve reads them back.
         try:
-            return str(path.relative_to(self.root)) or "."
+            return escape(str(path.relative_to(self.root))) or "."
         except ValueError:
-            return str(path)
+            return escape(str(path))
 
 
 def _normalize(path: Path) -> str:

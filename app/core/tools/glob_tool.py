@@ -34,6 +34,7 @@ from app.core.tools.ignore_rules import IgnoreRules
 from app.core.tools.name_filter import NameFilter, name_filter
 from app.core.tools.ripgrep import Listing, Ripgrep, RipgrepFailed, RipgrepUnavailable, find_ripgrep
 from app.core.tools.text import plural
+from app.core.undecodable import escape
 
 MAX_RESULTS = 500
 # Beyond this many matches the order is by path alone (no stat per match; ~10 ms for 2,000 here).
@@ -84,7 +85,7 @@ class GlobTool(Tool):
             return ToolResult(output=f"No files match {pattern} in {ctx.display(base)}", summary="0 files")
         # ctx.display(base / rel) for each row, without a Path per row (500 of them were ~2 ms).
         head = ctx.display(base)
-        rows = [rel if head == "." else f"{head}/{rel}" for rel in found.shown]
+        rows = [escape(rel) if head == "." else f"{head}/{escape(rel)}" for rel in found.shown]
         extra = found.count - len(found.shown)
         if extra > 0:
             rows.append(f"… {plural(extra, 'more file')} not shown; narrow the pattern or the path")

@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from app.core.tools.base import Tool, ToolContext, ToolResult
 from app.core.tools.errors import ToolError
+from app.core.undecodable import escape, has_surrogates
 
 
 async def run_tool(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolResult:
@@ -18,11 +20,16 @@ async def run_tool(tool: Tool, args: dict[str, Any], ctx: ToolContext) -> ToolRe
     if not isinstance(args, dict):
         return _error(f"the arguments of {tool.name} must be a JSON object")
     try:
-        return await tool.run(args, ctx)
+        result = await tool.run(args, ctx)
     except ToolError as exc:
-        return _error(str(exc))
+        return _error(escape(str(exc)))
     except OSError as exc:
-        return _error(_describe_os_error(exc))
+        return _error(escape(_describe_os_error(exc)))
+    # Every tool's words in one form: a file name that is not UTF-8 (shell output, an error naming
+    # it) reaches the model, the record and the screen with its odd bytes as \xNN, never raw.
+    if has_surrogates(result.output) or has_surrogates(result.summary):
+        result = replace(result, output=escape(result.output), summary=escape(result.summary))
+    return result
 
 
 def _error(message: str) -> ToolResult:

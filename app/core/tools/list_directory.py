@@ -9,6 +9,7 @@ from app.core.tools.arguments import path_subject, shown_arg, text_arg
 from app.core.tools.base import Tool, ToolContext, ToolKind, ToolResult
 from app.core.tools.errors import ToolError
 from app.core.tools.text import plural
+from app.core.undecodable import escape
 
 MAX_ENTRIES = 1000
 
@@ -57,11 +58,13 @@ class ListDirectoryTool(Tool):
 def _rows(ctx: ToolContext, children: list[Path]) -> list[str]:
     dirs = [child for child in children if ctx.fs.is_dir(child)]
     files = [child for child in children if not ctx.fs.is_dir(child)]
-    rows = [f"{child.name}/" for child in sorted(dirs, key=_sort_key)]
-    width = max((len(child.name) for child in files), default=0)
+    # A name that is not UTF-8 is shown with its odd bytes as \xNN, the form read_file takes back.
+    rows = [f"{escape(child.name)}/" for child in sorted(dirs, key=_sort_key)]
+    width = max((len(escape(child.name)) for child in files), default=0)
     for child in sorted(files, key=_sort_key):
         size = _size_label(ctx, child)
-        rows.append(f"{child.name.ljust(width)}  {size}" if size else child.name)
+        name = escape(child.name)
+        rows.append(f"{name.ljust(width)}  {size}" if size else name)
     return rows
 
 
