@@ -9,7 +9,9 @@ textbook K = 60 and equal weights Hit@1 fell from 0.944 to 0.868 on our set).
 
 Which memories may be recalled at all is decided before the fusion, by three
 gates: BM25F's relevant() (coverage and relative score); a similarity floor
-plus a margin below the best similarity; and agreement, a memory in the first
+plus a margin below the best similarity (or, under the floor, a best similarity
+that stands out from the tenth: see SemanticCutoff.distinct_gap, chosen on the
+tuning split of bench/dialogue_set.py); and agreement, a memory in the first
 three of both rankings with some similarity (a paraphrase that shares one word,
 "what reply style suits Kwame?" for "Kwame prefers terse answers", is below
 BM25F's coverage cut-off and below the floor, yet both rankings put it first).
@@ -47,14 +49,26 @@ class SemanticCutoff:
     # Both rankings agree: a memory in the first ``agree_top`` of each, at least ``agree_floor`` similar.
     agree_top: int = 3
     agree_floor: float = 0.2
+    # Or the best stands out: at least ``distinct_floor`` similar and ``distinct_gap`` above the
+    # ``distinct_rank``-th best. An unanswerable question's similarities are flat (the best 0.02
+    # above the tenth, median, on bench/dialogue_set.py's tuning split), an answerable one's best is
+    # not (0.12), while their best similarities overlap (0.45 against 0.54).
+    distinct_floor: float = 0.4
+    distinct_gap: float = 0.08
+    distinct_rank: int = 10
 
 
 def semantic_relevant(similar: Sequence[tuple[MemoryEntry, float]], cutoff: SemanticCutoff) -> list[MemoryEntry]:
     """The memories of an embedding ranking (best first) that pass the cut-off."""
-    if not similar or similar[0][1] < cutoff.floor:
+    if not similar:
         return []
     best = similar[0][1]
-    return [entry for entry, score in similar if score >= cutoff.floor and score >= best - cutoff.margin]
+    if best >= cutoff.floor:
+        return [entry for entry, score in similar if score >= cutoff.floor and score >= best - cutoff.margin]
+    rank = cutoff.distinct_rank
+    if best >= cutoff.distinct_floor and len(similar) >= rank and best - similar[rank - 1][1] >= cutoff.distinct_gap:
+        return [entry for entry, score in similar if score >= best - cutoff.margin]
+    return []
 
 
 def fuse(

@@ -95,3 +95,14 @@ def test_a_blocking_plan_waits_for_the_model_and_reports_each_rankers_scores() -
     assert fused.relevant[0] is DB and {"semantic", "fused"} <= set(fused.scores[0])
     keywords = plan("when does the release freeze start?", None)
     assert keywords.rankers == ("bm25f",) and set(keywords.scores[0]) == {"bm25f", "coverage"}
+
+
+def test_a_best_similarity_under_the_floor_counts_only_when_it_stands_out_from_the_tenth() -> None:
+    cutoff = SemanticCutoff(floor=0.58, margin=0.1, distinct_floor=0.4, distinct_gap=0.08, distinct_rank=10)
+    others = [entry(f"other {i}", rel_path=f"project/o{i}.md") for i in range(12)]
+    flat = [(DB, 0.47), *((e, 0.46 - i * 0.001) for i, e in enumerate(others))]  # an unanswerable question: flat
+    assert semantic_relevant(flat, cutoff) == []
+    standout = [(DB, 0.5), (FREEZE, 0.45), *((e, 0.38 - i * 0.001) for i, e in enumerate(others))]
+    assert semantic_relevant(standout, cutoff) == [DB, FREEZE]  # within the margin of the best
+    assert semantic_relevant([(DB, 0.39), *((e, 0.2) for e in others)], cutoff) == []  # under the distinct floor
+    assert semantic_relevant(standout[:5], cutoff) == []  # too few memories to tell a standout from noise
