@@ -44,6 +44,7 @@ from app.core.llm.errors import LLMError, interrupted_answer
 from app.core.llm.provider import Provider, stream_with_retries
 from app.core.llm.retry import RetryPolicy
 from app.core.llm.types import Completion, ReasoningPiece, RetryPiece, TextPiece
+from app.core.output_limit import SETTING, cut_notice, for_model as cut_for_model
 from app.core.session.recorder import RecordWriteError
 from app.core.session.records import SUBTYPE_FILE_CHANGE, SUBTYPE_NOTIFICATION, SUBTYPE_REWIND
 from app.core.tools.agent_controls import REASON as CONTROLS_REASON
@@ -104,6 +105,8 @@ class Agent:
     ``observers`` (in the order they are told about a turn), ``hooks`` (the user's
     lifecycle hooks) and ``compactor`` (run by ``self.compaction`` at its moments).
     """
+    _max_tokens: int | None = None  # what the last request allowed the answer
+    _cut_reply = False  # the last answer ended at that limit
 
     def __init__(
         self,
@@ -318,10 +321,13 @@ class Agent:
                     return
                 if not reply.message.tool_calls:
                     if reply.finish_reason == "length":
-                        emit(Notice(level="warning", text="The answer was cut off: the model reached its output token limit."))
+                        emit(Notice(level="warning", text=f"The answer was cut off: the model reached its output-token limit ({SETTING} raises it)."))
                     finished = True
                     emit(TurnFinished(turn_id=turn_id, result=reply.message.content, usage=turn_usage, tool_calls=tool_count))
                     return
+                self._cut_reply = reply.finish_reason == "length"
+                if notice := cut_notice(reply.finish_reason, reply.message.tool_calls, self._max_tokens):
+                    emit(Notice(level="warning", text=notice))
                 for call in reply.message.tool_calls:
                     tool_count += 1
                     await self._run_tool_call(call, emit)
@@ -399,6 +405,7 @@ class Agent:
         assembled = await self.compaction.prepare_request(emit)
         emit(ContextAssembled(request=assembled))
         request = assembled.to_chat_request()
+        self._max_tokens = request.max_tokens or getattr(self.provider, "max_output_tokens", None)
         emit(RequestStarted(model=request.model or self.provider.model, message_count=len(request.messages)))
         async for piece in stream_with_retries(self.provider, request, self.retry):
             if isinstance(piece, TextPiece):
@@ -454,7 +461,8 @@ class Agent:
         try:
             args = call.parsed_arguments()
         except ValueError as exc:
-            self._finish_tool(call, f"Error: {exc}. Call the tool again with valid JSON arguments.", "error", "invalid arguments", emit)
+            text = cut_for_model(call, self._max_tokens) if self._cut_reply else f"Error: {exc}. Call the tool again with valid JSON arguments."
+            self._finish_tool(call, text, "error", "cut off at the output limit" if self._cut_reply else "invalid arguments", emit)
             return
         summary = _safe(lambda: tool.summarize(args), call.name)
         invalid = invalid_characters(args) if isinstance(args, dict) else None

@@ -163,6 +163,7 @@ class Reply:
     events: tuple[Any, ...] = ()  # for sse: the data payloads, verbatim
     done: bool = True  # for sse: end with data: [DONE]
     writer: Callable[[Wire], None] | None = None  # for wire: writes the whole response itself
+    indexless: bool = False  # tool calls sent whole, each with its own id and no "index"
 
     # -- normal replies -----------------------------------------------------------
 
@@ -218,7 +219,27 @@ class Reply:
             model=model,
         )
 
+    @classmethod
+    def whole_calls(cls, calls: Sequence[ToolCallLike], *, finish_reason: str = "tool_calls") -> Reply:
+        """Tool calls as some servers send them: each in one chunk, with its own ``id`` and no ``index``."""
+        return replace(cls.tool_calls(calls, finish_reason=finish_reason), indexless=True)
+
+    @classmethod
+    def cut_by_length(cls, name: str, arguments_start: str, *, call_id: str = "call_cut") -> Reply:
+        """A tool call whose arguments stop mid-JSON, then ``finish_reason: "length"`` (the output limit)."""
+        return cls.tool_calls([(call_id, name, [arguments_start])], finish_reason="length")
+
     # -- failures -----------------------------------------------------------------
+
+    @classmethod
+    def redirect(cls, location: str, status: int = 307) -> Reply:
+        """An HTTP redirect to ``location`` (an empty body), as a proxy or a moved endpoint answers."""
+        return cls.error(status, b"", headers={"Location": location}, content_type="text/plain")
+
+    @classmethod
+    def rate_limited(cls, retry_after: str | float, status: int = 429) -> Reply:
+        """HTTP 429 (or ``status``) asking the client to wait ``retry_after`` (seconds or an HTTP date)."""
+        return cls.error(status, headers={"Retry-After": str(retry_after)})
 
     @classmethod
     def error(
@@ -708,6 +729,10 @@ class _Responder:
         for piece in r.content:
             self._event(self._chunk({"content": piece}))
         for index, call in enumerate(r.calls):
+            if r.indexless:
+                whole = {"id": call.id, "type": "function", "function": {"name": call.name, "arguments": call.arguments_json}}
+                self._event(self._chunk({"tool_calls": [whole]}))
+                continue
             first = {
                 "index": index,
                 "id": call.id,

@@ -92,7 +92,7 @@ def _unknown_fields_ignored(events: list, script: Script, runtime: Runtime) -> N
 
 
 def _cut_off_said(events: list, script: Script, runtime: Runtime) -> None:
-    assert [n.text for n in of_type(events, Notice)] == ["The answer was cut off: the model reached its output token limit."]
+    assert [n.text for n in of_type(events, Notice)] == ["The answer was cut off: the model reached its output-token limit (model.max_output_tokens raises it)."]
     assert events[-1].result == "A cut-off ans"
 
 

@@ -36,7 +36,7 @@ class ReplyAssembler:
         elif isinstance(piece, ReasoningPiece):
             self.reasoning.append(piece.text)
         elif isinstance(piece, ToolCallPiece):
-            pending = self.calls.setdefault(piece.index, _PendingCall())
+            pending = self.calls.setdefault(self._key(piece), _PendingCall())
             if piece.id:
                 pending.id = piece.id
             if piece.name and not pending.name:
@@ -48,6 +48,18 @@ class ReplyAssembler:
             self.finish_reason = piece.reason or self.finish_reason
         elif isinstance(piece, InterruptedPiece):
             self.interrupted = True
+
+    def _key(self, piece: ToolCallPiece) -> int:
+        """The call a fragment belongs to: its index; without one, a new call when it brings an id
+        the last call does not have (never merged into it), else the last call (a continuation)."""
+        if piece.index is not None:
+            return piece.index
+        last = max(self.calls, default=None)
+        if last is None:
+            return 0
+        if piece.id and self.calls[last].id and piece.id != self.calls[last].id:
+            return last + 1
+        return last
 
     def reset(self) -> None:
         """Forget a partial attempt (the stream is being retried)."""

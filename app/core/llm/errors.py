@@ -220,6 +220,23 @@ def answer_too_long(base_url: str, limit: int) -> LLMError:
     )
 
 
+def redirected(base_url: str, status: int, location: str, *, url: str) -> LLMError:
+    """A 3xx: named with its target, never followed (the API key would travel with the request)."""
+    from urllib.parse import urljoin, urlsplit
+
+    target = urljoin(url, location) if location else ""  # ``url``: the request's own address
+    where = f" to {target}" if target else " without saying where (no Location header)"
+    elsewhere = target and urlsplit(target).netloc != urlsplit(base_url).netloc
+    host = f" on another host ({urlsplit(target).netloc})" if elsewhere else ""
+    return LLMError(
+        f"The endpoint at {base_url} answered with a redirect (HTTP {status}){where}{host}; agentctx-tui does "
+        "not follow redirects, so the API key is never sent anywhere but the configured address. If that "
+        "address is right, set OPENAI_BASE_URL or model.base_url in settings.yaml to it.",
+        kind="bad_request",
+        status=status,
+    )
+
+
 def interrupted_before_answer(base_url: str) -> LLMError:
     """The stream ended cleanly but with no ``[DONE]``, no finish reason and nothing shown: worth another try."""
     return LLMError(

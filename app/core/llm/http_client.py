@@ -104,4 +104,8 @@ def make_client(base_url: str, *, read_timeout: float, connect_timeout: float, h
         import ssl
 
         options["verify"] = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
-    return httpx2.AsyncClient(timeout=httpx2.Timeout(read_timeout, connect=connect_timeout), headers=headers, **options)
+    # A redirect is never followed: the Authorization header would go with it, perhaps to another
+    # host. The 3xx comes back as an answer and is reported with its target (errors.redirected).
+    return httpx2.AsyncClient(
+        timeout=httpx2.Timeout(read_timeout, connect=connect_timeout), headers=headers, follow_redirects=False, **options
+    )

@@ -149,7 +149,7 @@ class OpenAICompatProvider:
         try:
             async with asyncio.timeout_at(progress.next_deadline()) as scope:
                 response = await client.send(_post(client, self._url, body), stream=True)
-                if response.status_code >= 400:
+                if response.status_code >= 300:
                     raise await self._status_error(response)
             answered = True
             events = server_events(bounded_lines(response.aiter_bytes(), self.max_line_bytes), self.max_line_bytes).__aiter__()
@@ -211,6 +211,8 @@ class OpenAICompatProvider:
                 break
         text = raw[:_MAX_ERROR_BODY].decode("utf-8", errors="replace")
         headers = {key.lower(): value for key, value in response.headers.items()}
+        if response.status_code < 400:
+            return errors.redirected(self.base_url, response.status_code, headers.get("location", ""), url=self._url)
         return from_status(response.status_code, _json_or_none(text), text, headers, base_url=self.base_url, model=self.model)
 
     def _chunk(self, data: str, event: str) -> Mapping[str, Any]:
@@ -246,7 +248,7 @@ class OpenAICompatProvider:
             raise errors.past_deadline(self.base_url, self.request_timeout) from None
         except Exception as exc:
             raise self._error(exc) from None
-        if response.status_code >= 400:
+        if response.status_code >= 300:
             raise await self._status_error(response)
         payload = _json_or_none(response.text)
         if not isinstance(payload, dict):
@@ -329,7 +331,7 @@ def _pieces(chunk: Mapping[str, Any]) -> list[StreamPiece]:
             index = call.get("index")
             pieces.append(
                 ToolCallPiece(
-                    index=index if isinstance(index, int) else 0,
+                    index=index if isinstance(index, int) and not isinstance(index, bool) else None,
                     id=call.get("id") if isinstance(call.get("id"), str) else None,
                     name=function.get("name") if isinstance(function.get("name"), str) else None,
                     arguments=_text(function.get("arguments")),

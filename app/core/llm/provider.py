@@ -50,7 +50,10 @@ async def stream_with_retries(
             retry_number += 1
             delay = policy.delay_for(error, retry_number, waited)
             if delay is None:
-                if retry_number > 1:
+                refusal = policy.refusal(error, retry_number, waited)
+                if refusal:
+                    error.message = f"{error.message.rstrip('.')}; {refusal}."
+                elif retry_number > 1:
                     error.message = f"{error.message} (gave up after {retry_number} attempts)"
                 raise
             yield RetryPiece(

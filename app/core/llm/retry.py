@@ -35,3 +35,14 @@ class RetryPolicy:
         if waited + delay > self.max_total_seconds:
             return None
         return delay
+
+    def refusal(self, error: LLMError, retry_number: int, waited: float) -> str:
+        """Why ``delay_for`` said no, in words, when it was the server's wish (Retry-After) that broke the budget."""
+        asked = error.retry_after
+        if not error.retryable or asked is None or retry_number > self.max_retries or waited + asked <= self.max_total_seconds:
+            return ""
+        tries = f"{retry_number} attempt" + ("s" if retry_number != 1 else "")
+        return (
+            f"the server asked to wait {asked:,.0f} s before trying again (Retry-After), beyond the retry "
+            f"budget of {self.max_total_seconds:g} s (model.max_retry_seconds); gave up after {tries}"
+        )

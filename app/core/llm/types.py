@@ -49,9 +49,12 @@ class ReasoningPiece:
 
 @dataclass
 class ToolCallPiece:
-    """A fragment of a tool call; only the first fragment of a call has id and name."""
+    """A fragment of a tool call; only the first fragment of a call has id and name.
 
-    index: int
+    ``index`` is None when the server sent none (some send each call whole, with its own id).
+    """
+
+    index: int | None
     id: str | None
     name: str | None
     arguments: str
