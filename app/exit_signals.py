@@ -8,7 +8,7 @@ turn and the TUI each say how), and the exit code is the shell's for a death by 
 number: 143 for SIGTERM, 129 for SIGHUP), so a caller sees what it would have seen.
 
 A signal that comes again while the program is ending changes nothing: the end is already under way and
-bounded (a shell command gets its grace period, hooks their timeouts).
+bounded (a shell command gets its grace period, hooks their timeouts, and the TUI a last limit).
 """
 
 from __future__ import annotations
@@ -67,7 +67,17 @@ class ExitSignals:
         if self.received is not None:
             return
         self.received = signum
+        # From now on a signal is counted and ignored, to the very end of the process: the loop's handlers
+        # would be reset to the default (death by signal) when the loop closes, before the program has exited.
+        self.uninstall()
+        for sig in EXIT_SIGNALS:
+            with contextlib.suppress(ValueError):
+                signal.signal(sig, self._again)
         on_first(signum)
+
+    def _again(self, _signum: int, _frame: object) -> None:
+        # A Python handler, not SIG_IGN: an ignored signal would stay ignored in programs started later.
+        self.count += 1
 
 
 @contextlib.contextmanager
@@ -89,8 +99,9 @@ def exit_on_signals() -> Iterator[None]:
         yield
     finally:
         for sig, handler in previous.items():
-            with contextlib.suppress(ValueError, TypeError):
-                signal.signal(sig, handler)
+            if signal.getsignal(sig) is leave:  # a loop that took the signals over has set its own since
+                with contextlib.suppress(ValueError, TypeError):
+                    signal.signal(sig, handler)
 
 
 def let_go_of_dead_terminal() -> None:

@@ -24,6 +24,7 @@ from app.tui.commands import parse_command
 from app.tui.controllers.approvals import ApprovalController
 from app.tui.controllers.compaction import CompactionController
 from app.tui.controllers.context import ContextController
+from app.tui.controllers.exit_signals import ExitSignalController
 from app.tui.controllers.hooks import HooksController
 from app.tui.controllers.mcp import McpController
 from app.tui.controllers.memory import MemoryController
@@ -138,6 +139,7 @@ class AgentctxApp(App[int]):
         self.trust = TrustController(self, open_session=self.sessions.open)
         self.hooks = HooksController(self, ask_trust_once=self.trust.ask_once, trust_command=self.trust.command)
         self.view_edits = ViewEditController(self)
+        self.exit_signals = ExitSignalController(self, save_draft=self._save_draft, exit_app=self.exit)  # SIGTERM, SIGHUP
         self.rewinder = RewindController(
             self,
             refresh_map=self.context.refresh_map_estimate,
@@ -202,6 +204,7 @@ class AgentctxApp(App[int]):
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
     async def on_mount(self) -> None:
+        self.exit_signals.install()
         self.query_one("#command-hint").display = False
         side = self.query_one("#side")
         self.map_panel = MapPanel(side, self.context_map, self.prompt, collapse_width=self.settings.ui.map_collapse_width)
@@ -532,6 +535,7 @@ class AgentctxApp(App[int]):
         self.suggestions.drop_speculation()  # its shadow copy goes with it
         if self.runtime is not None:
             await self.runtime.aclose(drain_seconds=EXIT_DRAIN_SECONDS)
+        self.exit_signals.signals.uninstall()
 
     async def action_quit(self) -> None:
         self._save_draft()

@@ -13,6 +13,8 @@ this moment (``app/tui/replay_driver.py``), and it is released here.
 from __future__ import annotations
 
 import logging
+import os
+import sys
 from collections.abc import Callable
 from typing import TYPE_CHECKING
 
@@ -32,12 +34,19 @@ FIRST_FRAME_REFRESHES = 20
 
 
 def driver_class_for(first_frame: FirstFrame | None) -> type[Driver] | None:
-    """The driver that takes over a replayed frame; None (Textual's own) when nothing was replayed."""
-    if first_frame is None or first_frame.replayed is None:
+    """The driver that takes over a replayed frame, else Textual's own; on a Unix terminal either one is
+    guarded against a terminal that went away (app/tui/terminal_guard.py). None on Windows: Textual's choice."""
+    if sys.platform == "win32" or os.environ.get("TEXTUAL_DRIVER"):
         return None
+    from app.tui.terminal_guard import guarded
+
+    if first_frame is None or first_frame.replayed is None:
+        from textual.drivers.linux_driver import LinuxDriver
+
+        return guarded(LinuxDriver)
     from app.tui.replay_driver import driver_after
 
-    return driver_after(first_frame.replayed)
+    return guarded(driver_after(first_frame.replayed))
 
 
 class StartupKeeper:
