@@ -67,7 +67,9 @@ def command_touches_controls(analysis: Analysis, root: Path | None) -> str | Non
     unknown = False
     for simple in analysis.commands:
         for word in simple.assignment_words + simple.argv_words:
-            if not word.known and not word.glob:
+            if word.dynamic:
+                # "$D/conf*" or "$(echo .gi)t/*": a glob that is also known only when it runs
+                # could name anything; the pattern's text says nothing about where it leads.
                 unknown = True
             elif any(_candidate_matches(piece, root, glob=word.glob) for piece in _pieces(word.text)):
                 return REASON

@@ -45,6 +45,8 @@ from app.dataclass import dataclass
 from functools import lru_cache
 from typing import Any
 
+from app.core.tools.shell_syntax_checks import evaluating_expansion, split_by_continuation, unseen_substitution
+
 # Unquoted characters that make bash expand a word into file names.
 _GLOB_CHARS = re.compile(r"[*?\[]")
 _BRACE = re.compile(r"\{[^{}]*(,|\.\.)[^{}]*\}")
@@ -161,8 +163,9 @@ def parse_shell(command: str) -> ShellScript:
         return script
     source = command.encode("utf-8", "surrogatepass")
     tree = _parser().parse(_ascii_shape(source))
+    followed: set[int] = set()
     try:
-        _Builder(source, script).statements(tree.root_node)
+        _Builder(source, script, followed).statements(tree.root_node)
     except RecursionError:
         # Thousands of nested $( or && deep: no person writes that; refuse to guess.
         return ShellScript(error="it is nested too deeply to analyse", unknown_program=True)
@@ -170,7 +173,13 @@ def parse_shell(command: str) -> ShellScript:
         # What bash runs of a line it rejects part of is anyone's guess: it hides the program too.
         script.error = script.error or "bash would not accept it as written (a syntax error)"
         script.unknown_program = True
-    _check_line_continuations(command, source, tree.root_node, script)
+    if split_by_continuation(command, source, tree.root_node):
+        script.error = script.error or "a line continuation inside a word (bash joins the pieces, the grammar does not)"
+        script.unknown_program = True
+    at = unseen_substitution(source, tree.root_node, followed)
+    if at is not None:
+        script.error = script.error or f"it holds a command substitution at byte {at} that the grammar does not show"
+        script.unknown_program = True
     return script
 
 
@@ -214,9 +223,10 @@ def _parser() -> Any:
 
 
 class _Builder:
-    def __init__(self, source: bytes, script: ShellScript) -> None:
+    def __init__(self, source: bytes, script: ShellScript, followed: set[int]) -> None:
         self.source = source
         self.script = script
+        self.followed = followed  # where each substitution followed starts (and a backtick one ends)
 
     # -- statements ---------------------------------------------------------------------------------
 
@@ -456,12 +466,16 @@ class _Builder:
             brace = bool(_BRACE.search("".join(self.text(c) for c in node.children if c.type == "word")))
             return Word(text, dynamic=any(p.dynamic for p in parts), glob=brace or any(p.glob for p in parts))
         if kind in ("simple_expansion", "expansion"):
+            evaluating = evaluating_expansion(self.text(node)) if kind == "expansion" else None
+            if evaluating:
+                self.fail(evaluating)
             self.inner_words(node)
             return Word(self.text(node), dynamic=True)
         if kind == "command_substitution":
             if self.text(node).startswith("`") and "\\" in self.text(node):
                 # Inside backticks bash undoes \` \$ \\ first, so `a \`b\`` runs b too; the grammar does not.
                 self.fail("a backslash inside `...` (bash reads it again, nesting commands the grammar does not see)")
+            self.followed.update((node.start_byte, node.end_byte - 1))
             self.substitution(node)
             return Word(self.text(node), dynamic=True)
         if kind == "process_substitution":
@@ -531,7 +545,7 @@ class _Builder:
 
     def substitution(self, node: Any) -> None:
         inner = ShellScript()
-        builder = _Builder(self.source, inner)
+        builder = _Builder(self.source, inner, self.followed)
         for child in node.children:
             if child.is_named:
                 builder.statement(child)
@@ -568,24 +582,3 @@ def _unescape_double(raw: str) -> str:
 def _unquoted_specials(raw: str) -> str:
     """The word with escaped characters removed, so ``\\*`` is not a glob."""
     return re.sub(r"\\.", "", raw, flags=re.DOTALL)
-
-
-def _check_line_continuations(command: str, source: bytes, root: Any, script: ShellScript) -> None:
-    """bash joins ``r\\<newline>m`` into ``rm``; the grammar splits it. Such a line is unanalysable."""
-    if "\\\n" not in command:
-        return
-    for match in re.finditer(rb"(\\+)\n", source):
-        if len(match.group(1)) % 2 == 0:
-            continue  # an escaped backslash, then a real newline
-        at = match.end(1) - 1
-        leaf = root.descendant_for_byte_range(at, at + 1)
-        if leaf is not None and leaf.type in ("raw_string", "string_content", "heredoc_body", "heredoc_content", "comment", "string"):
-            continue
-        before = source[at - 1 : at] if at > 0 else b" "
-        after = source[at + 2 : at + 3] or b" "
-        if before in (b" ", b"\t", b"\n") and after in (b" ", b"\t", b"\n"):
-            continue  # between words: only joins two lines
-        if script.error is None:
-            script.error = "a line continuation inside a word (bash joins the pieces, the grammar does not)"
-        script.unknown_program = True
-        return

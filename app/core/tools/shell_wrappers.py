@@ -31,6 +31,7 @@ from collections.abc import Iterator
 from dataclasses import field
 from app.dataclass import dataclass
 
+from app.core.tools.shell_assigning import assigned_names, evaluating_reason
 from app.core.tools.shell_options import OptionSpec, parse_options, spec
 from app.core.tools.shell_syntax import ShellScript, SimpleCommand, Word, parse_shell
 
@@ -227,6 +228,21 @@ def _check_assignments(words: list[Word], analysis: Analysis) -> None:
             analysis.fail(f"setting {name} changes which program a name runs")
 
 
+def _check_assigned_names(invocation: Invocation, analysis: Analysis) -> None:
+    """printf -v / read / getopts / unset / test -v: a subscript is arithmetic (it can run
+    commands), a name like PATH changes what later runs; let and declare -i / -n evaluate."""
+    reason = evaluating_reason(invocation.name, invocation.words)
+    if reason:
+        analysis.fail(reason)
+    for word in assigned_names(invocation.name, invocation.words):
+        variable = word.text
+        if not word.known or "[" in variable:
+            analysis.fail(f"{invocation.name} names the variable {variable!r}, whose subscript bash evaluates "
+                          "(arithmetic can run commands)")
+        elif variable in HIDING_VARIABLES or variable.startswith(("BASH_FUNC_", "GIT_CONFIG_")):
+            analysis.fail(f"{invocation.name} sets {variable}, which changes which program a name runs")
+
+
 def _unwrap(invocation: Invocation, analysis: Analysis, depth: int) -> Iterator[Invocation]:
     current: Invocation | None = invocation
     for _ in range(MAX_DEPTH):
@@ -238,6 +254,7 @@ def _unwrap(invocation: Invocation, analysis: Analysis, depth: int) -> Iterator[
         if name in HIDING_BUILTINS:
             analysis.fail(HIDING_BUILTINS[name])
             return
+        _check_assigned_names(current, analysis)
         if name in ("declare", "typeset", "export", "local", "readonly"):
             _check_assignments([w for w in current.words[1:] if "=" in w.text], analysis)
             if any(w.text.startswith("-") and "f" in w.text for w in current.words[1:]):
