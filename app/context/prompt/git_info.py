@@ -17,6 +17,7 @@ import subprocess
 import time
 from app.dataclass import dataclass
 from pathlib import Path
+from app.core.tools.git_guard import environment as git_environment, subcommand_args
 
 DEFAULT_COMMITS = 5
 BRANCH_ARGS = ("symbolic-ref", "--quiet", "--short", "HEAD")
@@ -113,13 +114,14 @@ def _git(root: Path, deadline: float, *args: str) -> str | None:
 
 
 def _start(root: Path, *args: str, locale: str | None = None) -> subprocess.Popen[str] | None:
-    """A git call under way (no prompt for credentials, no optional locks), or None when git cannot start."""
-    env = {**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}
+    """A git call under way (no prompt for credentials, no optional locks, none of the repository's
+    programs: git_guard), or None when git cannot start."""
+    env = git_environment({**os.environ, "GIT_TERMINAL_PROMPT": "0", "GIT_OPTIONAL_LOCKS": "0"}, root)
     if locale is not None:
         env["LC_ALL"] = locale
     try:
         return subprocess.Popen(
-            ["git", "-C", str(root), *args],
+            ["git", "-C", str(root), *subcommand_args(args)],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.DEVNULL,

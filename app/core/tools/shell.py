@@ -9,6 +9,7 @@ read-only mode, bad arguments, or timed out.
 
 from __future__ import annotations
 
+import os
 import signal
 from typing import TYPE_CHECKING, Any
 
@@ -72,13 +73,18 @@ class ShellTool(Tool):
         from app.core.tools.shell_readonly import read_only_refusal
         from app.core.tools.shell_runner import run_command
 
+        env = None
         if ctx.read_only_shell:
             reason = read_only_refusal(command, roots=[ctx.root], cwd=ctx.root)
             if reason:
                 raise ToolError(f"refused: only read-only commands may run now, and {reason}")
+            from app.core.tools.git_guard import read_only_environment
+
+            # Unasked, so the repository's git config may not name a program git runs.
+            env = read_only_environment(os.environ, ctx.root)
         # Four bytes per character at most: each kept end holds more than clip_middle keeps of it.
         keep = 4 * ctx.output_limit if ctx.output_limit > 0 else None
-        outcome = await run_command(command, ctx.root, timeout, keep_bytes=keep)
+        outcome = await run_command(command, ctx.root, timeout, keep_bytes=keep, env=env)
         return _result(outcome, timeout, ctx.output_limit)
 
 

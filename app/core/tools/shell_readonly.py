@@ -264,6 +264,11 @@ class _Checker:
             reading = used & {"--get", "--get-all", "--get-regexp", "--get-urlmatch", "--list", "-l"}
             if (not reading and len(sub.operands) != 1) or len(sub.operands) > 2:
                 return "git config with a value or without --get/--list may change the configuration"
+            outside = used & {"--global", "--system", "-f", "--file"}
+            if outside:
+                return f"git config {sorted(outside)[0]} reads a file outside the project (it may hold tokens)"
+            if used & {"--list", "-l", "--get-regexp", "--get-urlmatch"} and not used & {"--local", "--worktree"}:
+                return "git config listing without --local also reads the user's and the system's files (they may hold tokens)"
         return self._operands(f"git {subcommand}", row, sub.options, sub.operands)
 
 

@@ -109,7 +109,8 @@ _GIT_DIFF = spec(
     _GIT_DIFF_OPTIONAL,
 )
 
-GIT_GLOBAL = spec("P", "", "no-pager no-optional-locks literal-pathspecs no-replace-objects version help", permute=False)
+# --help is left out: it runs man.viewer / help.browser, which the repository's config can name.
+GIT_GLOBAL = spec("P", "", "no-pager no-optional-locks literal-pathspecs no-replace-objects version", permute=False)
 
 GIT: dict[str, ReadOnlyCommand] = {
     "status": ReadOnlyCommand(

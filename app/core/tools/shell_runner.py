@@ -18,6 +18,7 @@ import asyncio
 import contextlib
 import os
 import signal
+from collections.abc import Mapping
 from dataclasses import field
 from app.dataclass import dataclass
 from pathlib import Path
@@ -84,14 +85,16 @@ class CommandOutcome:
     omitted_chars: int = 0  # cut from the middle of a long output (see OutputCapture)
 
 
-async def run_command(command: str, cwd: Path, timeout: float, *, keep_bytes: int | None = None) -> CommandOutcome:
+async def run_command(
+    command: str, cwd: Path, timeout: float, *, keep_bytes: int | None = None, env: Mapping[str, str] | None = None
+) -> CommandOutcome:
     """Run ``bash -c command``; stdout and stderr merged, stdin empty.
 
     On timeout the whole group is killed and the output so far is returned; on
     cancellation the group is killed and CancelledError propagates. With
     ``keep_bytes`` only that much of the start and of the end of the output is kept.
     """
-    process = await _spawn(command, cwd)
+    process = await _spawn(command, cwd, env)
     capture = OutputCapture(keep_bytes)
     assert process.stdout is not None  # stdout=PIPE guarantees it
     reader = asyncio.create_task(_collect(process.stdout, capture))
@@ -113,7 +116,7 @@ async def run_command(command: str, cwd: Path, timeout: float, *, keep_bytes: in
     return CommandOutcome(output, exit_code, timed_out=timed_out, stopped_background=stopped_background, omitted_chars=capture.omitted_chars)
 
 
-async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
+async def _spawn(command: str, cwd: Path, env: Mapping[str, str] | None = None) -> asyncio.subprocess.Process:
     """Start ``bash -c command`` in its own process group.
 
     The fork happens before the pipes are connected, so a cancellation while
@@ -126,6 +129,7 @@ async def _spawn(command: str, cwd: Path) -> asyncio.subprocess.Process:
             "-c",
             command,
             cwd=str(cwd),
+            env=dict(env) if env is not None else None,
             stdin=asyncio.subprocess.DEVNULL,
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
