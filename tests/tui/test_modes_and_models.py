@@ -223,3 +223,24 @@ def test_snapshot_status_line_in_auto_edit_and_the_model_picker(snap_compare, fa
         await pilot.pause()
 
     assert snap_compare(app, terminal_size=(100, 30), run_before=run_before)
+
+
+async def test_shift_tab_from_plan_comes_back_to_default_when_yolo_is_declined(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    """The ring always leads home: from plan, shift+tab asks about yolo, and "no" goes on to default
+    (it stayed in plan, so default was reachable only by typing /approval-mode default)."""
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        assert app.runtime is not None
+        for _ in range(2):  # a second round: declining once does not change the ring
+            await pilot.press("shift+tab", "shift+tab")
+            assert app.runtime.policy.mode is ApprovalMode.PLAN
+            await pilot.press("shift+tab")
+            await wait_until(pilot, lambda: isinstance(app.screen, ConfirmScreen), what="yolo question")
+            assert "n goes on to default" in rendered_text(app.screen.query_one("#confirm-detail"))
+            await pilot.press("n")
+            await pilot.pause()
+            assert not isinstance(app.screen, ConfirmScreen)
+            assert app.runtime.policy.mode is ApprovalMode.DEFAULT, "declining yolo from the ring lands on default"
+            assert app.status.mode == "default"
+        assert any("default" in n and "yolo" in n for n in notifications(app))

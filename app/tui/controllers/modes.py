@@ -47,7 +47,8 @@ class ModeController:
             self.host.notify("Still starting up; try again in a moment.", severity="warning")
             return
         index = MODE_ORDER.index(runtime.mode) if runtime.mode in MODE_ORDER else -1
-        self.request(MODE_ORDER[(index + 1) % len(MODE_ORDER)])
+        # A "no" to yolo on the ring moves on past it, so shift+tab always leads back to default.
+        self.request(MODE_ORDER[(index + 1) % len(MODE_ORDER)], declined=MODE_ORDER[(index + 2) % len(MODE_ORDER)])
 
     def command(self, argument: str) -> None:
         """``/approval-mode``: without a mode, say which is in force and what the others do."""
@@ -69,7 +70,8 @@ class ModeController:
             return
         self.request(mode)
 
-    def request(self, mode: ApprovalMode) -> None:
+    def request(self, mode: ApprovalMode, *, declined: ApprovalMode | None = None) -> None:
+        """Switch to ``mode``; yolo asks first. On "no" the mode stays, or becomes ``declined`` when given."""
         runtime = self.host.runtime
         assert runtime is not None
         if mode is ApprovalMode.YOLO and runtime.session_id not in self._yolo_confirmed:
@@ -79,20 +81,23 @@ class ModeController:
                 if yes:
                     self._yolo_confirmed.add(runtime.session_id)
                     self._apply(mode)
+                elif declined is not None and declined is not previous:
+                    self._apply(declined, f"Not yolo: approval mode {declined.value}")
                 else:
                     self.host.notify(f"Stayed in {previous.value} mode.")
 
-            self.host.push_screen(ConfirmScreen(YOLO_QUESTION, YOLO_DETAIL), answered)
+            detail = YOLO_DETAIL if declined is None else f"{YOLO_DETAIL} Here n goes on to {declined.value}."
+            self.host.push_screen(ConfirmScreen(YOLO_QUESTION, detail), answered)
             return
         self._apply(mode)
 
-    def _apply(self, mode: ApprovalMode) -> None:
+    def _apply(self, mode: ApprovalMode, lead: str = "Approval mode") -> None:
         runtime = self.host.runtime
         if runtime is None:
             return
         runtime.set_mode(mode)
         self.host.post_message(StatusChanged(mode=mode.value))
-        self.host.notify(f"Approval mode: {mode.value} ({MODE_HELP[mode]}).")
+        self.host.notify(f"{lead}: {mode.value} ({MODE_HELP[mode]}).")
 
     # -- model ------------------------------------------------------------------------------------
 
