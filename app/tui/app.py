@@ -564,9 +564,11 @@ class AgentctxApp(App[int]):
         if not added:
             self.notify("This is the start of the session.")
 
-    def action_scroll_conversation(self, direction: int) -> None:
+    async def action_scroll_conversation(self, direction: int) -> None:
         conversation = self.conversation
-        if direction < 0:
+        if direction < 0 and conversation.scroll_y == 0 and conversation.mounted_count < len(conversation.transcript.entries):
+            await conversation.load_earlier()  # already at the top: show the older messages
+        elif direction < 0:
             conversation.scroll_page_up(animate=False)
         else:
             conversation.scroll_page_down(animate=False)

@@ -27,8 +27,8 @@ class KeySpec:
         return Binding(self.key, self.action, self.description, show=self.show, priority=self.priority, id=self.id)
 
 
-# The prompt (a TextArea) has focus almost always and binds ctrl+u, ctrl+y, pageup and
-# pagedown itself; "Anywhere" keys it would swallow are priority bindings.
+# The prompt (a TextArea) has focus almost always and binds ctrl+y, pageup and pagedown
+# itself (ctrl+u it keeps: readline's "delete to the start of the line"); "Anywhere" keys it would swallow are priority bindings.
 GLOBAL_KEYS: tuple[KeySpec, ...] = (
     KeySpec("quit", "ctrl+c", "quit_pressed", "Quit (twice)", "Anywhere", priority=True),
     KeySpec("cancel", "escape", "cancel_turn", "Cancel turn", "Anywhere"),
@@ -48,7 +48,8 @@ GLOBAL_KEYS: tuple[KeySpec, ...] = (
     # After a failed turn ctrl+y retries it (as in Qwen Code); otherwise it copies the last answer.
     KeySpec("retry", "ctrl+y", "retry_turn", "Retry the failed turn", "Anywhere", show=False, priority=True),
     KeySpec("copy_last", "ctrl+y", "copy_last", "Copy answer", "Anywhere", show=False, priority=True),
-    KeySpec("load_earlier", "ctrl+u", "load_earlier", "Show earlier messages", "Anywhere", show=False, priority=True),
+    # pageup at the top of the conversation does the same (app.action_scroll_conversation).
+    KeySpec("load_earlier", "ctrl+home", "load_earlier", "Show earlier messages (also pageup at the top)", "Anywhere", show=False, priority=True),
     KeySpec("scroll_up", "pageup", "scroll_conversation(-1)", "Scroll conversation up", "Anywhere", show=False, priority=True),
     KeySpec("scroll_down", "pagedown", "scroll_conversation(1)", "Scroll conversation down", "Anywhere", show=False, priority=True),
     KeySpec("scroll_end", "ctrl+end", "scroll_conversation_end", "Jump to the newest message", "Anywhere", show=False),
@@ -136,7 +137,7 @@ def effective_key(spec: KeySpec, keymap: dict[str, str]) -> str:
 # Keys the prompt (a TextArea) answers to itself; a global key moved onto one must be a priority binding.
 PROMPT_OWN_KEYS: dict[str, str] = {
     "f6": "Select line", "f7": "Select all", "home": "Cursor line start", "end": "Cursor line end",
-    "ctrl+a": "Cursor line start", "ctrl+e": "Cursor line end", "ctrl+k": "Delete to line end",
+    "ctrl+a": "Cursor line start", "ctrl+e": "Cursor line end", "ctrl+k": "Delete to line end", "ctrl+u": "Delete to line start",
     "ctrl+w": "Delete word left", "ctrl+d": "Delete right", "ctrl+x": "Cut", "ctrl+v": "Paste",
     "ctrl+z": "Undo", "ctrl+left": "Cursor word left", "ctrl+right": "Cursor word right",
 }  # fmt: skip

@@ -80,3 +80,18 @@ def restore_prompt(paths: Paths, prompt: PromptInput) -> None:
     if text.strip():
         prompt.load_text(text)
         prompt.move_cursor(prompt.document.end)
+
+
+def shelve_draft(paths: Paths, prompt: PromptInput) -> str:
+    """Move unsent words out of the prompt into its history (↑ brings them back, here and after a
+    restart), so what replaces them is not sent glued to them. Returns what was moved ("" for none)."""
+    text = prompt.text
+    if not text.strip():
+        return ""
+    prompt.remember(text)
+    try:
+        append_input_history(paths, text)
+    except OSError:
+        pass  # still one ↑ away in this run; the prompt history file is only the copy for next time
+    prompt.load_text("")
+    return text

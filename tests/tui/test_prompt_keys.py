@@ -272,3 +272,44 @@ async def test_ctrl_y_copies_the_last_answer(fake_llm: FakeOpenAIServer, workspa
         assert app.clipboard == "Copy me."
         assert "Copied the last answer (8 characters)." in notifications(app)
         assert app.prompt.text == "unsent"
+
+
+# -- readline keys and the draft ------------------------------------------------------------------
+
+
+async def test_ctrl_u_deletes_to_the_start_of_the_line_as_in_readline(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+    """ctrl+u is the shell's "kill to start of line" (it showed earlier messages instead)."""
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        await type_text(pilot, "a wrong start")
+        await pilot.press("ctrl+u")
+        assert app.prompt.text == ""
+        await type_text(pilot, "first line")
+        await pilot.press("ctrl+j")
+        await type_text(pilot, "second line")
+        await pilot.press("ctrl+u")
+        assert app.prompt.text == "first line\n", "only the cursor's line, up to the cursor, goes"
+        assert "This is the start of the session." not in notifications(app)
+
+
+async def test_a_new_session_starts_with_an_empty_prompt_and_the_draft_is_one_up_arrow_away(
+    fake_llm: FakeOpenAIServer, workspace: Path
+) -> None:
+    """ctrl+n is "start over": unsent words written for the old conversation are not carried into the
+    new one (where Enter would send them out of context), and not lost either: they go to the history."""
+    app = make_app(fake_llm, workspace)
+    async with app.run_test(size=SIZE) as pilot:
+        await ready(pilot)
+        before = app.runtime.session_id if app.runtime else ""
+        await type_text(pilot, "a thought for the old session")
+        await pilot.press("ctrl+n")
+        await wait_until(pilot, lambda: app.runtime is not None and app.runtime.session_id != before, what="new session")
+        await ready(pilot)
+        assert app.prompt.text == ""
+        assert any("↑" in n for n in notifications(app)), "the person is told where the draft went"
+        await pilot.press("up")
+        assert app.prompt.text == "a thought for the old session"
+        from app.tui import prompt_store
+
+        assert prompt_store.load_input_history(app.paths)[-1] == "a thought for the old session", "it survives a restart too"

@@ -97,7 +97,7 @@ async def test_escape_twice_rewinds_undoes_the_edits_and_the_next_request_no_lon
         assert not any(m.get("tool_calls") for m in sent)
 
 
-async def test_rewind_keeps_unsent_words_under_the_message_and_declining_the_undo_leaves_the_files(
+async def test_rewind_puts_the_message_back_alone_keeps_unsent_words_in_the_history_and_declining_the_undo_leaves_the_files(
     fake_llm: FakeOpenAIServer, workspace: Path
 ) -> None:
     app = make_app(fake_llm, workspace, settings=_auto_edit(fake_llm))
@@ -115,10 +115,17 @@ async def test_rewind_keeps_unsent_words_under_the_message_and_declining_the_und
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, ConfirmScreen), what="question answered")
         await app.workers.wait_for_complete()
-        assert app.prompt.text == "first, say hello\n\nhalf a thought"
+        assert app.prompt.text == "first, say hello", "the old message alone: Enter must not send the two glued"
         assert (workspace / "notes" / "todo.txt").exists(), "declined: the files stay as the agent left them"
         assert views_of(app, UserView) == []
-        assert any("what you had typed is kept" in n.message for n in app._notifications)
+        assert any("what you had typed" in n.message and "↑" in n.message for n in app._notifications)
+        fake_llm.push(Reply.text("Hello again."))
+        await pilot.press("enter")
+        await wait_turn_done(pilot)
+        sent = [m for m in fake_llm.requests[-1].body["messages"] if m["role"] == "user"]
+        assert "half a thought" not in str(sent[-1]["content"])
+        await pilot.press("up", "up")
+        assert app.prompt.text == "half a thought", "the unsent words are in the prompt history"
 
 
 async def test_slash_rewind_and_escape_closes_without_changing_anything(fake_llm: FakeOpenAIServer, workspace: Path) -> None:

@@ -168,15 +168,17 @@ async def test_a_long_session_keeps_a_bounded_window_of_widgets(fake_llm: FakeOp
         assert rendered_text(entry_views(app)[0]) == "question 135"
         assert markdown_source(entry_views(app)[-1]) == "answer 149"
         marker = conversation.query_one(EarlierMarker)
-        assert marker.display and rendered_text(marker) == "↑ 270 earlier messages — ctrl+u shows more"
+        assert marker.display and rendered_text(marker) == "↑ 270 earlier messages — pageup at the top shows more"
         assert conversation.is_vertical_scroll_end, "a resumed session opens at its end"
 
-        await pilot.press("ctrl+u")
+        await pilot.press("ctrl+home")
         assert len(entry_views(app)) == 50
         assert rendered_text(entry_views(app)[0]) == "question 125"
-        assert rendered_text(marker) == "↑ 250 earlier messages — ctrl+u shows more"
+        assert rendered_text(marker) == "↑ 250 earlier messages — pageup at the top shows more"
         assert conversation.scroll_y == 0, "the view moves to the newly shown messages"
         assert marker.region.y >= conversation.region.y and marker.region.bottom <= conversation.region.bottom
+        await pilot.press("pageup")  # already at the top: pageup shows the next older ones
+        assert len(entry_views(app)) == 70 and rendered_text(entry_views(app)[0]) == "question 115"
 
         # Back at the bottom, new turns shrink the window to the limit again.
         for n in range(2):
@@ -185,14 +187,14 @@ async def test_a_long_session_keeps_a_bounded_window_of_widgets(fake_llm: FakeOp
             await send(pilot, f"new question {n}")
         assert len(entry_views(app)) == 30
         assert markdown_source(entry_views(app)[-1]) == "new answer 1"
-        assert rendered_text(marker) == "↑ 274 earlier messages — ctrl+u shows more"
+        assert rendered_text(marker) == "↑ 274 earlier messages — pageup at the top shows more"
 
 
-async def test_ctrl_u_at_the_start_of_a_session_says_so(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
+async def test_ctrl_home_at_the_start_of_a_session_says_so(fake_llm: FakeOpenAIServer, workspace: Path) -> None:
     app = make_app(fake_llm, workspace)
     async with app.run_test(size=SIZE) as pilot:
         await ready(pilot)
-        await pilot.press("ctrl+u")
+        await pilot.press("ctrl+home")
         assert "This is the start of the session." in notifications(app)
         assert not app.conversation.query_one(EarlierMarker).display
 
@@ -222,5 +224,5 @@ async def test_page_keys_scroll_the_conversation_while_the_prompt_has_focus(
         await pilot.press("f1")
         await wait_until(pilot, lambda: isinstance(app.screen, HelpScreen))
         mounted = conversation.mounted_count
-        await pilot.press("pageup", "ctrl+u")
+        await pilot.press("pageup", "ctrl+home")
         assert conversation.scroll_y == bottom and conversation.mounted_count == mounted

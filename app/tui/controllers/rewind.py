@@ -2,7 +2,7 @@
 
 The picker lists the person's earlier messages; choosing one takes the conversation back
 to just before it (a ``rewind`` record; nothing is deleted), puts the message back in the
-prompt (unsent text there is kept under it), and then offers to undo the file changes the
+prompt (unsent text there goes to the prompt history, one ↑ away, never glued to it), and then offers to undo the file changes the
 agent's edit and write_file calls made since, as far as the record holds them
 (app.core.session.rewind_undo). What cannot be put back is said, not skipped.
 """
@@ -180,13 +180,12 @@ class RewindController:
         self.host.post_message(GaugeFollowsMap())
 
     def _put_back_in_prompt(self, text: str) -> None:
+        from app.tui import prompt_store
+
         prompt = self.host.prompt
-        unsent = prompt.text
-        if unsent.strip() and unsent.strip() != text.strip():
-            prompt.load_text(f"{text}\n\n{unsent}")
-            self.host.notify("The message is back in the prompt; what you had typed is kept under it.")
-        else:
-            prompt.load_text(text)
+        if prompt.text.strip() != text.strip() and prompt_store.shelve_draft(self.host.paths, prompt):
+            self.host.notify("The message is back in the prompt; what you had typed is in the prompt history (↑).")
+        prompt.load_text(text)
         prompt.move_cursor(prompt.document.end)
         prompt.focus()
 

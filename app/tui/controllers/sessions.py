@@ -139,8 +139,13 @@ class SessionController:
         if self.host.busy():
             self.host.notify("A turn is running; press Esc to cancel it first.", severity="warning")
             return
+        from app.tui import prompt_store
+
+        # Words written for the old conversation would be sent out of context in the new one.
+        shelved = prompt_store.shelve_draft(self.host.paths, self.host.prompt)
         self.open()
-        self.host.notify("New session started; the previous one stays in ctrl+r.")
+        kept = " What you had typed is in the prompt history (↑)." if shelved else ""
+        self.host.notify(f"New session started; the previous one stays in ctrl+r.{kept}")
 
     # -- the record -------------------------------------------------------------------------------
 

@@ -135,7 +135,7 @@ class Conversation(VerticalScroll):
         self._marker.display = hidden > 0
         if hidden:
             noun = "message" if hidden == 1 else "messages"
-            self._marker.update(Content.from_markup(f"[$text-muted]↑ {hidden} earlier {noun} — ctrl+u shows more[/]"))
+            self._marker.update(Content.from_markup(f"[$text-muted]↑ {hidden} earlier {noun} — pageup at the top shows more[/]"))
 
     @property
     def mounted_count(self) -> int:
