@@ -565,13 +565,7 @@ class AgentctxApp(App[int]):
             self.notify("This is the start of the session.")
 
     async def action_scroll_conversation(self, direction: int) -> None:
-        conversation = self.conversation
-        if direction < 0 and conversation.scroll_y == 0 and conversation.mounted_count < len(conversation.transcript.entries):
-            await conversation.load_earlier()  # already at the top: show the older messages
-        elif direction < 0:
-            conversation.scroll_page_up(animate=False)
-        else:
-            conversation.scroll_page_down(animate=False)
+        await self.conversation.page(direction)
 
     def action_scroll_conversation_end(self) -> None:
         self.conversation.scroll_end(animate=False)

@@ -130,6 +130,15 @@ class Conversation(VerticalScroll):
         self.scroll_home(animate=False)
         return added
 
+    async def page(self, direction: int) -> None:
+        """pageup / pagedown; pageup already at the top shows the older messages."""
+        if direction < 0 and self.scroll_y == 0 and self._first_mounted > 0:
+            await self.load_earlier()
+        elif direction < 0:
+            self.scroll_page_up(animate=False)
+        else:
+            self.scroll_page_down(animate=False)
+
     def _update_marker(self) -> None:
         hidden = self._first_mounted
         self._marker.display = hidden > 0
