@@ -224,7 +224,13 @@ def open_recorder(paths: Paths, *, resume: str | None, continue_latest: bool) ->
         return OpenedSession(recorder, warnings=warnings)
     from app.core.session.resume import load_session
 
+    from app.core.session.rescue import merge_rescued
+
+    # What a full disk kept aside comes back first, in its place, and the person is told.
+    merged = merge_rescued(summary.path)
     loaded = load_session(summary.path)
+    if merged:
+        loaded.warnings.insert(0, merged)
     recorder = SessionRecorder.resume(summary.path, cwd=paths.cwd, version=__version__, git_branch=branch)
     recorder.adopt(title=loaded.title, title_source=loaded.title_source, large_results=loaded.large_results)
     edits = ViewEdits.replay(r.system_payload for r in loaded.records if r.subtype == SUBTYPE_VIEW_EDIT)

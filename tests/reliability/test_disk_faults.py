@@ -24,7 +24,7 @@ from pathlib import Path
 import pytest
 
 from app.core.events import Notice, TurnFinished
-from app.core.session.recorder import rescue_dir
+from app.core.session.rescue import rescue_dir
 from app.paths import Paths
 from app.runtime import build_runtime
 from tests.fakes.openai_server import FakeOpenAIServer, Reply

@@ -9,7 +9,8 @@ two records.
 A write that fails (a full disk, a read-only or refused directory) leaves no trace
 in the session file: a file this write created is removed, an existing one is cut
 back to where it was. The records that could not be saved are appended to a rescue
-file in the temporary directory instead, and ``RecordWriteError`` says both, in
+file instead (app/core/session/rescue.py: the data directory's ``unsaved/``, else a private
+directory in the temporary directory; merged back when the session is opened again), and ``RecordWriteError`` says both, in
 words: "No space left on device while saving the session record to …; your message
 is kept in …".
 """
@@ -19,7 +20,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -56,11 +56,6 @@ class RecordWriteError(OSError):
 
     def __str__(self) -> str:
         return self.text
-
-
-def rescue_dir() -> Path:
-    """Where records that could not be saved go (outside the data directory, which may be what is full)."""
-    return Path(tempfile.gettempdir()) / "agentctx-unsaved"
 
 
 def new_session_id() -> str:
@@ -274,17 +269,9 @@ class SessionRecorder:
 
     def _rescue(self, records: list[Record]) -> Path | None:
         """Append the records to this session's rescue file; None when that fails too."""
-        target = rescue_dir() / f"{self._session_id}{SESSION_FILE_SUFFIX}"
-        try:
-            ensure_private_dir(target.parent)
-            fd = os.open(target, os.O_WRONLY | os.O_APPEND | os.O_CREAT, _FILE_MODE)
-            try:
-                _write_all(fd, b"".join(r.to_json_line().encode("utf-8") for r in records))
-            finally:
-                os.close(fd)
-        except OSError:
-            return None
-        return target
+        from app.core.session.rescue import keep
+
+        return keep(self.path.name, b"".join(r.to_json_line().encode("utf-8") for r in records))
 
     def _deferred_started(self) -> bool:
         return self._tail_checked or self.path.exists()
