@@ -73,14 +73,15 @@ class ShellTool(Tool):
         from app.core.tools.shell_readonly import read_only_refusal
         from app.core.tools.shell_runner import run_command
 
+        reason = read_only_refusal(command, roots=[ctx.root], cwd=ctx.root)
+        if ctx.read_only_shell and reason:
+            raise ToolError(f"refused: only read-only commands may run now, and {reason}")
         env = None
-        if ctx.read_only_shell:
-            reason = read_only_refusal(command, roots=[ctx.root], cwd=ctx.root)
-            if reason:
-                raise ToolError(f"refused: only read-only commands may run now, and {reason}")
+        if reason is None:
             from app.core.tools.git_guard import read_only_environment
 
-            # Unasked, so the repository's git config may not name a program git runs.
+            # A read-only command may run unasked (speculation, memory agents, a skill's grant), so the
+            # repository's git config may not name a program its git runs. It is the same output.
             env = read_only_environment(os.environ, ctx.root)
         # Four bytes per character at most: each kept end holds more than clip_middle keeps of it.
         keep = 4 * ctx.output_limit if ctx.output_limit > 0 else None

@@ -105,6 +105,14 @@ def test_the_start_up_snapshot_runs_none_of_them(key: str, repo: Path) -> None:
     assert info is not None and info.status is not None and any("f.txt" in line for line in info.status)
 
 
+def test_a_read_only_git_allowed_by_a_grant_or_rule_runs_guarded_too(repo: Path) -> None:
+    # A skill's allowedTools grant or an allow rule runs the command outside the read-only mode.
+    marker = _arm(repo, "diff.external")
+    result = asyncio.run(ShellTool().run({"command": "git diff"}, ToolContext(root=repo)))
+    assert not marker.exists()
+    assert "+b" in result.output
+
+
 def test_without_the_guard_the_attack_is_real(repo: Path) -> None:
     # The same repository, the plain git a person would run: the marker is written.
     marker = _arm(repo, "diff.external")
