@@ -29,6 +29,7 @@ from app.project_layer import ProjectLayer, describe_layer
 from app.settings_error import SettingsError  # noqa: F401 (raised here, imported from here by many)
 
 APPROVAL_MODES = ("default", "auto-edit", "yolo", "plan")
+SANDBOX_MODES = ("auto", "required", "off")
 
 
 @dataclass
@@ -72,6 +73,10 @@ class ShellSettings:
 
     timeout: float = 120.0
     output_limit: int = 30_000
+    # How a command that runs without your approval (speculation, the memory agents, a skill's grant) is
+    # contained: auto = in the OS sandbox where there is one, and asked about where there is none;
+    # required = the same, named as a requirement; off = run unasked without a sandbox, as before.
+    sandbox: str = "auto"
 
 
 @dataclass
@@ -278,6 +283,9 @@ def load_settings(
             f"approval_mode {settings.approval_mode!r} is not one of {', '.join(APPROVAL_MODES)}; using 'default'"
         )
         settings.approval_mode = "default"
+    if settings.shell.sandbox not in SANDBOX_MODES:
+        settings.warnings.append(f"shell.sandbox {settings.shell.sandbox!r} is not one of {', '.join(SANDBOX_MODES)}; using 'auto'")
+        settings.shell.sandbox = "auto"
     return settings
 
 

@@ -17,6 +17,7 @@ def rules_report(settings: Settings, policy: PermissionPolicy, *, folder_trusted
         f"Approval mode: {mode}" + (f" (from {sources['approval_mode']})" if "approval_mode" in sources else " (the built-in default)"),
         f"This folder: {'trusted (its project layer applies)' if folder_trusted else 'not trusted (its project layer is ignored; /trust to change)'}",
         "Deny beats ask beats allow; a rule on a command matches every command of a pipeline or list.",
+        sandbox_line(settings.shell.sandbox),
     ]
     for kind, title in (("deny", "Deny rules"), ("ask", "Ask rules"), ("allow", "Allow rules")):
         rules = getattr(settings.permissions, kind)
@@ -36,3 +37,12 @@ def rules_report(settings: Settings, policy: PermissionPolicy, *, folder_trusted
     if not policy.extra_allow and not policy.always_ask:
         lines.append("  (none)")
     return "\n".join(lines)
+
+
+def sandbox_line(mode: str) -> str:
+    """What contains the commands the program runs on its own (shell.sandbox), or why nothing does."""
+    if mode == "off":
+        return "sandbox: off (shell.sandbox: off): commands the program runs on its own are not contained"
+    from app.core.tools.sandbox import sandbox_status
+
+    return f"{sandbox_status().describe()} (shell.sandbox: {mode})"

@@ -260,6 +260,7 @@ def build_runtime(
         mode=ApprovalMode(settings.approval_mode),
         root=paths.project_root,
         folder_trusted=folder_trusted,
+        sandbox=settings.shell.sandbox,
     )
     warnings.extend(policy.warnings)
     provider = model_provider(settings) if settings.has_endpoint else None
@@ -445,6 +446,7 @@ def make_agent(  # noqa: PLR0913 (the composition root hands each collaborator o
             root=paths.project_root,
             shell_timeout=settings.shell.timeout,
             output_limit=settings.shell.output_limit,
+            sandbox=settings.shell.sandbox,
             extra_roots=(mem.project_root, mem.user_root),
             images=takes_images(model.name, model.vision),
         ),

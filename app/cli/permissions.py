@@ -49,6 +49,7 @@ def run(args: argparse.Namespace) -> int:
         print(json.dumps(verdict, ensure_ascii=False))
     else:
         print(f"{verdict['decision']}: {verdict['reason']} (read-only class: {'yes' if verdict['read_only'] else 'no'})")
+        print(verdict["sandbox"])
     return EXIT_OK
 
 
@@ -65,8 +66,11 @@ def check_call(call: str, settings: Settings, paths: Paths, *, mode: str | None 
         raise ValueError(f"unknown tool {name!r} (known: {', '.join(registry.names())})")
     args = {"command": arg} if tool.kind is ToolKind.EXECUTE else ({"path": arg} if arg else {})
     refusal = _read_only_refusal(tool, arg)
+    from app.permissions_report import sandbox_line
+
+    sandbox = sandbox_line(settings.shell.sandbox)
     if read_only:
-        return {"decision": "deny" if refusal else "allow", "read_only": refusal is None, "reason": refusal or "in the read-only class"}
+        return {"decision": "deny" if refusal else "allow", "read_only": refusal is None, "reason": refusal or "in the read-only class", "sandbox": sandbox}
     policy = PermissionPolicy(
         allow=settings.permissions.allow,
         ask=settings.permissions.ask,
@@ -79,7 +83,7 @@ def check_call(call: str, settings: Settings, paths: Paths, *, mode: str | None 
 
     memory_permissions(policy, memory_paths(paths))  # the rules a session adds for its memory dirs
     decision, reason = policy.decide(tool, args)
-    return {"decision": decision.value, "read_only": refusal is None, "reason": reason}
+    return {"decision": decision.value, "read_only": refusal is None, "reason": reason, "sandbox": sandbox}
 
 
 def _read_only_refusal(tool: Tool, arg: str) -> str | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import asyncio
 import time
 from collections.abc import AsyncIterator, Awaitable, Callable, Sequence
+from dataclasses import replace
 from app.dataclass import dataclass
 from typing import TypeVar, TYPE_CHECKING, Protocol
 
@@ -60,10 +61,7 @@ if TYPE_CHECKING:
 _END = object()
 __all__ = ["Agent", "AgentBusy", "AgentLimits", "ContextError", "StaticAssembler"]
 CANCELLED_RESULT = "The user cancelled this tool call before it finished."
-_NEEDS_APPROVAL = (
-    "This tool call needs approval, and no one can approve it in non-interactive mode. "
-    "Rerun with --approval-mode auto-edit or yolo to allow it."
-)
+_NEEDS_APPROVAL = "This tool call needs approval, and no one can approve it in non-interactive mode. Rerun with --approval-mode auto-edit or yolo to allow it."
 
 
 def _needs_approval(reason: str) -> str:
@@ -496,8 +494,10 @@ class Agent:
                 return
             if answer is Decision.ALWAYS:
                 self.policy.allow_for_session(tool, args)
+        # A call allowed on the program's own authority (a skill's grant) runs read-only, in the sandbox.
+        unasked = decision is PermissionDecision.ALLOW and _safe(lambda: self.policy.unasked(tool, args), True)
         emit(ToolCallStarted(call=call, summary=summary))
-        result = await self._execute(tool, args)
+        result = await self._execute(tool, args, replace(self.tool_context, read_only_shell=True) if unasked else None)
         if result.file_change is not None and not result.is_error:
             # Before the result, so a rewind finds what the file was (app.core.session.rewind_undo).
             self._record_system(SUBTYPE_FILE_CHANGE, {"toolCallId": call.id, "tool": call.name, **result.file_change.to_payload()})
@@ -522,17 +522,15 @@ class Agent:
                 future.cancel()
             raise
 
-    async def _execute(self, tool: Tool, args: dict) -> ToolResult:
+    async def _execute(self, tool: Tool, args: dict, context: ToolContext | None = None) -> ToolResult:
         try:
-            return await run_tool(tool, args, self.tool_context)
+            return await run_tool(tool, args, context or self.tool_context)
         except asyncio.CancelledError:
             raise
         except Exception as exc:  # a tool bug ends this call visibly, not the whole turn
             return ToolResult(output=f"Internal error in {tool.name}: {type(exc).__name__}: {exc}", is_error=True, summary="internal error")
 
-    def _finish_tool(
-        self, call: ToolCall, output: str, status: str, summary: str, emit: Callable[[object], None], *, images: list[ImagePart] | None = None
-    ) -> None:
+    def _finish_tool(self, call: ToolCall, output: str, status: str, summary: str, emit: Callable[[object], None], *, images: list[ImagePart] | None = None) -> None:
         result = Message.tool_result(call, output, is_error=status != "ok", images=images)
         self.history.append(result)
         self._record(result)

@@ -35,6 +35,8 @@ from app.core.tools.permissions import ApprovalMode, PermissionDecision, Permiss
 
 # Marks an ask reason that holds a refused grant (the approval dialog shows such reasons).
 GRANT_REFUSED = "allowedTools grant refused"
+# Opens the reason of a call a grant allowed.
+GRANTED = "allowed by the"
 
 
 @dataclass(frozen=True)
@@ -53,9 +55,10 @@ class SkillGrantPolicy(PermissionPolicy):
     Takes the same arguments as :class:`PermissionPolicy`, and ``folder_trusted``.
     """
 
-    def __init__(self, *args: Any, folder_trusted: bool = False, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, folder_trusted: bool = False, sandbox: str = "auto", **kwargs: Any) -> None:
         super().__init__(*args, **kwargs)
         self.folder_trusted = folder_trusted
+        self.sandbox = sandbox  # shell.sandbox: a granted command runs in the sandbox unless it is off
         self.grants: list[SkillGrant] = []
 
     def decide(self, tool: Tool, args: dict[str, Any]) -> tuple[PermissionDecision, str]:
@@ -71,11 +74,17 @@ class SkillGrantPolicy(PermissionPolicy):
                 continue
             refusal = self._refusal(grant, tool, args)
             if refusal is None:
-                return PermissionDecision.ALLOW, f'allowed by the "{grant.skill}" skill\'s allowedTools ({rule})'
+                return PermissionDecision.ALLOW, f'{GRANTED} "{grant.skill}" skill\'s allowedTools ({rule})'
             refusals.append(f'"{grant.skill}" ({rule}): {refusal}')
         if refusals:
             return decision, f"{reason}; {GRANT_REFUSED}: {'; '.join(refusals)}"
         return decision, reason
+
+    def unasked(self, tool: Tool, args: dict[str, Any]) -> bool:
+        if tool.kind is not ToolKind.EXECUTE or not self.grants:
+            return False
+        decision, reason = self.decide(tool, args)
+        return decision is PermissionDecision.ALLOW and reason.startswith(GRANTED)
 
     def _only_the_mode_asks(self, tool: Tool, args: dict[str, Any], reason: str) -> bool:
         """True when the ask is the mode's default and nothing else (no ask rule, no always-ask path)."""
@@ -96,7 +105,15 @@ class SkillGrantPolicy(PermissionPolicy):
             from app.core.tools.shell_readonly import read_only_refusal  # the bash grammar: with the first command
 
             why = read_only_refusal(tool.subject(args))
-            return f"a grant covers only read-only commands, and {why}" if why else None
+            if why:
+                return f"a grant covers only read-only commands, and {why}"
+            if self.sandbox != "off":
+                from app.core.tools.sandbox import sandbox_status
+
+                status = sandbox_status()
+                if not status.available:
+                    return f"a granted command runs unasked only in a sandbox, and {status.describe()}"
+            return None
         if grant.level is SkillLevel.PROJECT and not self.folder_trusted:
             return "a project skill in an untrusted folder may grant only read-only tools ('agentctx-tui trust' lifts this)"
         if not _inside(tool.subject(args), self.root):

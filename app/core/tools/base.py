@@ -43,6 +43,8 @@ class ToolContext:
     shell_timeout: float = 120.0
     output_limit: int = 30_000
     read_only_shell: bool = False
+    # How a command that runs without the user's approval is contained: auto | required | off (sandbox.py).
+    sandbox: str = "auto"
     # Directories outside the workspace that tools may also use (the memory roots).
     extra_roots: tuple[Path, ...] = ()
     # Whether the model takes images: read_file sends an image file as one, or describes it.

@@ -137,6 +137,11 @@ class PermissionPolicy:
             reason = f"{reason}; the command cannot be fully analysed ({call.analysis.error})"
         return decision, reason
 
+    def unasked(self, tool: Tool, args: dict[str, Any]) -> bool:
+        """Whether an allowed call runs on the program's own authority (a skill's grant), not the user's;
+        such a shell command runs read-only and sandboxed. The user's own rules and answers are theirs."""
+        return False
+
     def allow_for_session(self, tool: Tool, args: dict[str, Any]) -> list[str]:
         """Remember an "always" answer; returns the rules added (to tell the person)."""
         call = self._call(tool, args)

@@ -10,6 +10,7 @@ read-only mode, bad arguments, or timed out.
 from __future__ import annotations
 
 import os
+import shutil
 import signal
 from typing import TYPE_CHECKING, Any
 
@@ -21,6 +22,7 @@ from app.core.tools.text import clip_middle
 # The bash grammar (read-only check) and the process runner load when a command runs, not
 # when the tool is offered to the model.
 if TYPE_CHECKING:
+    from app.core.tools.sandbox import Confinement
     from app.core.tools.shell_runner import CommandOutcome
 
 # A call may ask for more time than the configured timeout, up to this many times it.
@@ -70,23 +72,44 @@ class ShellTool(Tool):
         command = required_text(args, "command", allow_empty=False)
         text_arg(args, "description", required=False)  # validated only; it is for the person
         timeout = effective_timeout(float_arg(args, "timeout"), ctx.shell_timeout)
+        from app.core.tools.shell_env import command_environment
         from app.core.tools.shell_readonly import read_only_refusal
         from app.core.tools.shell_runner import run_command
 
+        env = command_environment(os.environ, unasked=ctx.read_only_shell)
         reason = read_only_refusal(command, roots=[ctx.root], cwd=ctx.root)
         if ctx.read_only_shell and reason:
             raise ToolError(f"refused: only read-only commands may run now, and {reason}")
-        env = None
         if reason is None:
             from app.core.tools.git_guard import read_only_environment
 
             # A read-only command may run unasked (speculation, memory agents, a skill's grant), so the
             # repository's git config may not name a program its git runs. It is the same output.
-            env = read_only_environment(os.environ, ctx.root)
+            env = read_only_environment(env, ctx.root)
+        # Unasked, it runs in the OS sandbox too: the parser is not all that stands in the way.
+        confinement = _confinement(ctx.sandbox) if ctx.read_only_shell else None
+        if confinement is not None:
+            env = confinement.environment(env)
         # Four bytes per character at most: each kept end holds more than clip_middle keeps of it.
         keep = 4 * ctx.output_limit if ctx.output_limit > 0 else None
-        outcome = await run_command(command, ctx.root, timeout, keep_bytes=keep, env=env)
+        try:
+            outcome = await run_command(command, ctx.root, timeout, keep_bytes=keep, env=env, confinement=confinement)
+        finally:
+            if confinement is not None:
+                shutil.rmtree(confinement.temp_dir, ignore_errors=True)
         return _result(outcome, timeout, ctx.output_limit)
+
+
+def _confinement(mode: str) -> Confinement | None:
+    """The sandbox for a command that runs unasked; None with ``sandbox: off``; refused where none exists."""
+    if mode == "off":
+        return None
+    from app.core.tools.sandbox import Confinement, sandbox_status
+
+    status = sandbox_status()
+    if not status.available:
+        raise ToolError(f"refused: this command would run without the user's approval, and {status.describe()}")
+    return Confinement.create()
 
 
 def effective_timeout(requested: float | None, configured: float) -> float:

@@ -18,12 +18,16 @@ import asyncio
 import contextlib
 import os
 import signal
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import TYPE_CHECKING
 from dataclasses import field
 from app.dataclass import dataclass
 from pathlib import Path
 
 from app.core.tools import orphans
+
+if TYPE_CHECKING:
+    from app.core.tools.sandbox import Confinement
 
 # How long processes get to exit after SIGTERM before SIGKILL.
 TERM_GRACE_SECONDS = 1.0
@@ -86,15 +90,22 @@ class CommandOutcome:
 
 
 async def run_command(
-    command: str, cwd: Path, timeout: float, *, keep_bytes: int | None = None, env: Mapping[str, str] | None = None
+    command: str,
+    cwd: Path,
+    timeout: float,
+    *,
+    keep_bytes: int | None = None,
+    env: Mapping[str, str] | None = None,
+    confinement: Confinement | None = None,
 ) -> CommandOutcome:
     """Run ``bash -c command``; stdout and stderr merged, stdin empty.
 
     On timeout the whole group is killed and the output so far is returned; on
     cancellation the group is killed and CancelledError propagates. With
-    ``keep_bytes`` only that much of the start and of the end of the output is kept.
+    ``keep_bytes`` only that much of the start and of the end of the output is kept. With
+    ``confinement`` the command runs in the sandbox (app/core/tools/sandbox.py).
     """
-    process = await _spawn(command, cwd, env)
+    process = await _spawn(command, cwd, env, confinement)
     capture = OutputCapture(keep_bytes)
     assert process.stdout is not None  # stdout=PIPE guarantees it
     reader = asyncio.create_task(_collect(process.stdout, capture))
@@ -116,7 +127,9 @@ async def run_command(
     return CommandOutcome(output, exit_code, timed_out=timed_out, stopped_background=stopped_background, omitted_chars=capture.omitted_chars)
 
 
-async def _spawn(command: str, cwd: Path, env: Mapping[str, str] | None = None) -> asyncio.subprocess.Process:
+async def _spawn(
+    command: str, cwd: Path, env: Mapping[str, str] | None = None, confinement: Confinement | None = None
+) -> asyncio.subprocess.Process:
     """Start ``bash -c command`` in its own process group.
 
     The fork happens before the pipes are connected, so a cancellation while
@@ -134,7 +147,7 @@ async def _spawn(command: str, cwd: Path, env: Mapping[str, str] | None = None) 
             stdout=asyncio.subprocess.PIPE,
             stderr=asyncio.subprocess.STDOUT,
             start_new_session=True,
-            preexec_fn=orphans.die_with_parent(),
+            preexec_fn=_preexec(confinement),
         )
     )
     try:
@@ -145,6 +158,14 @@ async def _spawn(command: str, cwd: Path, env: Mapping[str, str] | None = None) 
         raise
     orphans.groups.started(process.pid)
     return process
+
+
+def _preexec(confinement: Confinement | None) -> Callable[[], None] | None:
+    if confinement is None:
+        return orphans.die_with_parent()
+    from app.core.tools.sandbox import confining_preexec, sandbox_status
+
+    return confining_preexec(confinement, sandbox_status(), then=orphans.die_with_parent())
 
 
 async def _wait_for_exit(process: asyncio.subprocess.Process, reader: asyncio.Task[None]) -> None:
