@@ -4,10 +4,15 @@ Four figures: importing tree-sitter and tree-sitter-bash and building the parser
 fresh interpreter (paid once, on the first shell command judged); parsing one typical
 command line (median over the corpus below); a whole permission decision for a shell
 call (parse + wrappers + rules + the controls check); the read-only check of a command.
+And what the sandbox adds to one ``ls`` run the way a command runs unasked (app/core/tools/sandbox.py):
+the median wall time of ``ls`` sandboxed minus unsandboxed, over alternating runs.
 """
 
 from __future__ import annotations
 
+import asyncio
+import os
+import shutil
 import subprocess
 import sys
 import time
@@ -66,6 +71,41 @@ def main() -> None:
     shell = ShellTool()
     report("shell_decision_ms", _per_call_ms(lambda c: policy.decide(shell, {"command": c})), "ms")
     report("shell_read_only_check_ms", _per_call_ms(lambda c: read_only_refusal(c, roots=[ROOT], cwd=ROOT)), "ms")
+    _sandbox_cost()
+
+
+SANDBOX_RUNS = 41
+
+
+def _sandbox_cost() -> None:
+    from app.core.tools.sandbox import Confinement, sandbox_status
+    from app.core.tools.shell_runner import run_command
+
+    status = sandbox_status()
+    if not status.available:
+        print(f"shell_sandbox_added_ms: skipped ({status.describe()})", flush=True)
+        return
+
+    async def once(confined: bool) -> float:
+        confinement = Confinement.create() if confined else None
+        env = confinement.environment(dict(os.environ)) if confinement else dict(os.environ)
+        started = time.perf_counter()
+        await run_command("ls", ROOT, 30, env=env, confinement=confinement)
+        elapsed = time.perf_counter() - started
+        if confinement is not None:
+            shutil.rmtree(confinement.temp_dir, ignore_errors=True)
+        return elapsed * 1000
+
+    async def rounds() -> tuple[list[float], list[float]]:
+        plain, boxed = [], []
+        for _ in range(SANDBOX_RUNS):
+            plain.append(await once(False))
+            boxed.append(await once(True))
+        return plain, boxed
+
+    plain, boxed = asyncio.run(rounds())
+    added = median(boxed) - median(plain)
+    report("shell_sandbox_added_ms", added, "ms", target=15.0, beside=f"ls {median(plain):.1f} ms plain, {median(boxed):.1f} ms in landlock ABI {status.abi}")
 
 
 if __name__ == "__main__":

@@ -200,3 +200,23 @@ async def test_an_accepted_turn_is_seen_like_a_sent_one_by_everything_that_watch
     answers = [r for r in records if r.get("type") == "assistant"]
     assert answers[-1]["usageMetadata"]["prompt_tokens"] == 1000 and answers[-1]["model"] == "fake-model"
     assert [r["type"] for r in records if r.get("type") in ("user", "assistant", "tool_result")][-4:] == ["user", "assistant", "tool_result", "assistant"]
+
+
+@pytest.mark.skipif(
+    not __import__("app.core.tools.sandbox", fromlist=["sandbox_status"]).sandbox_status().available, reason="no Landlock here"
+)
+async def test_a_parser_miss_in_speculation_is_contained_by_the_sandbox(
+    fake_llm: FakeOpenAIServer, workspace: Path, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Zero-click: the prepared follow-up runs before the user accepts anything. Were the read-only check
+    # wrong about a command, the OS sandbox still keeps it off the real disk.
+    monkeypatch.setattr("app.core.tools.shell_readonly.read_only_refusal", lambda *a, **k: None)
+    agent = _agent(fake_llm, workspace, tmp_path)
+    outside = tmp_path / "planted-outside"
+    fake_llm.push(Reply.tool_calls([("s1", "run_shell_command", {"command": f"touch made-by-shell {outside}"})]), Reply.text("Tried."))
+    speculation = Speculation.start(agent, "do risky things")
+    await speculation.wait()
+    assert not (workspace / "made-by-shell").exists() and not outside.exists()
+    outputs = {e.call.id: e.output for e in speculation.events if e.kind == "tool_call_finished"}
+    assert "Permission denied" in outputs["s1"]
+    speculation.abort()
