@@ -286,6 +286,8 @@ def build_runtime(
         memory_permissions(policy, memory.mem)
     registry = builtin_registry()
     registry.register(SkillTool(skills, on_invoke=skill_turns.invoked))
+    if provider is not None:
+        warnings.extend(_register_agents(registry, provider, policy, paths, trusted=folder_trusted))
     window = context_window_for(settings.model.name, settings.model.context_window)
     selection = select_engine(
         settings.context.engine,
@@ -464,6 +466,18 @@ def make_agent(  # noqa: PLR0913 (the composition root hands each collaborator o
         last_usage=opened.last_usage,
         session_usage=opened.session_usage,
     )
+
+
+def _register_agents(registry: ToolRegistry, provider: Provider, policy: PermissionPolicy, paths: Paths, *, trusted: bool) -> list[str]:
+    """The ``agent`` tool, with the built-in, user and (in a trusted folder) project agents; the files' warnings."""
+    from app.context.subagents import load_agents, make_spawn
+    from app.core.tools.agent_tool import AgentTool
+
+    agents, warnings = load_agents(paths.config_dir, paths.project_root, trusted=trusted)
+    # The built-in tools as they are now: never the agent tool itself, and no skills (their grants are the parent's).
+    tools = ToolRegistry(tool for tool in registry if tool.name != "skill")
+    registry.register(AgentTool(agents, make_spawn(provider, tools, policy)))
+    return warnings
 
 
 def memory_permissions(policy: PermissionPolicy, mem: MemoryPaths) -> None:

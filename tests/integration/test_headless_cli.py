@@ -159,7 +159,8 @@ def test_plan_mode_sends_only_read_only_tools(fake_llm: FakeOpenAIServer, worksp
     result = cli(["-p", "plan", "--approval-mode", "plan"], cwd=workspace, server=fake_llm)
     assert result.returncode == 0, result.stderr
     names = {t["function"]["name"] for t in fake_llm.requests[0].body["tools"]}
-    assert names == {"read_file", "list_directory", "glob", "grep_search", "skill"}
+    # The agent tool is offered too: its subagents get the same read-only tools (tests/integration/test_subagents.py).
+    assert names == {"read_file", "list_directory", "glob", "grep_search", "skill", "agent"}
 
 
 def test_continue_and_resume_reopen_a_session(fake_llm: FakeOpenAIServer, workspace: Path) -> None:

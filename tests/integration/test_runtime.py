@@ -41,7 +41,7 @@ def test_plan_mode_offers_only_read_only_tools_and_no_endpoint_means_no_agent(tm
     settings = _settings()
     settings.approval_mode = "plan"
     runtime = build_runtime(settings, Paths.for_cwd(tmp_path))
-    read_only = {"read_file", "list_directory", "glob", "grep_search", "skill"}
+    read_only = {"read_file", "list_directory", "glob", "grep_search", "skill", "agent"}  # its subagents are read-only too
     assert set(runtime.tools.names()) == read_only
     assert runtime.agent is not None and set(runtime.agent.tools.names()) == read_only
     # The full set stays with the runtime, so leaving plan mode offers the writing tools again.

@@ -40,7 +40,9 @@ def _project(repo: Path, data: dict) -> None:
 def _check(repo: Path, *args: str) -> dict:
     result = agentctx(["permissions", "check", *args, "--json"], repo)
     assert result.returncode == 0, result.stderr
-    return json.loads(result.stdout)
+    verdict = json.loads(result.stdout)
+    assert verdict.pop("sandbox").startswith("sandbox: "), "it says what contains unasked commands"
+    return verdict
 
 
 def test_trust_and_untrust_print_what_the_folder_changes(repo: Path) -> None:

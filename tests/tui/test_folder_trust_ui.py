@@ -224,7 +224,11 @@ def test_trust_dialog_snapshot(snap_compare, fake_llm: FakeOpenAIServer, workspa
     assert snap_compare(app, terminal_size=(120, 36), run_before=run_before)
 
 
-def test_permissions_snapshot(snap_compare, fake_llm: FakeOpenAIServer, workspace: Path) -> None:  # type: ignore[no-untyped-def]
+def test_permissions_snapshot(snap_compare, fake_llm: FakeOpenAIServer, workspace: Path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from app.core.tools import sandbox
+
+    # The sandbox line names what this kernel has; the snapshot shows one fixed answer.
+    monkeypatch.setattr(sandbox, "sandbox_status", lambda: sandbox.SandboxStatus(True, abi=7))
     settings = make_settings(fake_llm)
     settings.permissions.deny = ["run_shell_command(rm *)", "run_shell_command(git push *)"]
     settings.permissions.allow = ["run_shell_command(npm test)", "read_file"]
