@@ -36,23 +36,32 @@ SANDBOX_MODES = ("auto", "required", "off")
 class ModelSettings:
     """The ``model`` section: the endpoint and model to use, and how each request to it is sent and bounded."""
 
+    # The model's name as the endpoint knows it (OPENAI_MODEL).
     name: str = ""
+    # The endpoint, ending in /v1 (OPENAI_BASE_URL).
     base_url: str = ""
+    # Sent as the bearer token (OPENAI_API_KEY); any text for a local server. Never reaches a shell command.
     api_key: str = ""
+    # The window in tokens; unset: known from the model family (AGENTCTX_CONTEXT_WINDOW).
     context_window: int | None = None
+    # max_tokens of every request; unset: 32,000 (4,000 on a window of 32 K or less), capped by the room left.
     max_output_tokens: int | None = None
+    # Sampling temperature; unset: the endpoint's default.
     temperature: float | None = None
+    # Seconds to open the connection to the endpoint.
     connect_timeout: float = 10.0
     # Longest wait for the next complete piece of a streamed answer (text, reasoning or a tool-call
     # fragment); keep-alive comments and bytes dripped without completing an event do not count.
     read_timeout: float = 120.0
     # Longest one request may take from sending to its last piece, however steadily it streams.
     request_timeout: float = 1800.0
-    # Largest single line (or event) of the event stream, and largest answer (text, reasoning and
-    # tool-call arguments together): past either the stream is closed and the person told.
+    # Largest single line (or event) of the event stream: past it the stream is closed and the person told.
     max_line_bytes: int = 1_000_000
+    # Largest answer (text, reasoning and tool-call arguments together), closed and told the same way.
     max_answer_chars: int = 4_000_000
+    # Retries on 429, 5xx and dropped connections (Retry-After is honoured).
     max_retries: int = 4
+    # All retries of one request together wait at most this long.
     max_retry_seconds: float = 60.0
     # Whether the model takes images (read_file sends them); unset: known from the model's name.
     vision: bool | None = None
@@ -62,8 +71,11 @@ class ModelSettings:
 class PermissionSettings:
     """The ``permissions`` section: rules that allow, ask about or deny tool calls (app/core/tools/permission_rules.py)."""
 
+    # Rules like "run_shell_command(git status)" or "write_file(src/**)": deny > ask > allow > the mode's default.
     allow: list[str] = field(default_factory=list)
+    # Calls that always ask, whatever the mode.
     ask: list[str] = field(default_factory=list)
+    # Calls that are refused, in every mode (yolo included).
     deny: list[str] = field(default_factory=list)
 
 
@@ -71,7 +83,9 @@ class PermissionSettings:
 class ShellSettings:
     """The ``shell`` section: how long a shell command may run, and the size tool output is cut to."""
 
+    # Seconds a shell command may run before it is ended (its whole process group).
     timeout: float = 120.0
+    # Characters of a command's output the model gets (head and tail around a marker).
     output_limit: int = 30_000
     # How a command that runs without your approval (speculation, the memory agents, a skill's grant) is
     # contained: auto = in the OS sandbox where there is one, and asked about where there is none;
@@ -85,13 +99,17 @@ class ContextSettings:
 
     # Instruction file names searched in every directory (Qwen Code's context.fileName).
     file_name: list[str] = field(default_factory=lambda: ["QWEN.md", "AGENTS.md"])
+    # More directories whose instruction files are read (Qwen Code's context.includeDirectories).
     include_directories: list[str] = field(default_factory=list)
     # Instruction-file caps in chars; unset, they scale with the window (10 % / 25 %, at least 20,000 / 60,000).
     per_file_chars: int | None = None
+    # All instruction files together, in chars; unset: scales with the window.
     total_chars: int | None = None
+    # tree: each @import replaced in place by the file; flat: every file reached listed once.
     import_format: str = "tree"
     # The context engine (an entry point in the group agentctx.context_engines); builtin when unset.
     engine: str = "builtin"
+    # Options handed to the context engine as strings (e.g. {turns: "4"}).
     engine_options: dict[str, str] = field(default_factory=dict)
 
 
@@ -104,17 +122,26 @@ class CompactionSettings:
     pct: float | None = None
     # Where an explicit pct was set (a settings file, "environment", "command line"); filled while loading.
     pct_source: str = field(default="", metadata={"internal": True})
+    # Compact on its own at the threshold; off: only /compress (the hard limit still forces it).
     auto: bool = True
     # Interactive sessions show a countdown before auto-compaction; Esc skips it (hard still forces).
     auto_delay_seconds: float = 3.0
+    # Longest the summary request may take.
     timeout_seconds: float = 180.0
+    # max_tokens of the summary request.
     max_output_tokens: int = 20_000
+    # A summary that lost a file path or an open task named in the history is asked for once more.
     quality_check: bool = True
+    # Micro-compaction clears old tool results but keeps this many of the newest.
     keep_recent_tool_results: int = 5
+    # Micro-compaction after this long without an answer (the prompt cache has expired); < 0: never.
     idle_minutes: float = 60.0
+    # Micro-compaction when clearable tool output passes this many characters; < 0: never.
     size_chars: int = 500_000
     pruning: str = "cache-ttl"  # off | cache-ttl
+    # With cache-ttl pruning: old tool results are dropped from the view once the cache is this old.
     prune_ttl_minutes: float = 5.0
+    # Just before auto-compaction, memories are extracted from what is about to be summarised.
     memory_flush: bool = True
     # Images from tool results that start a compaction below the token threshold (0: never).
     image_threshold: int = 50
@@ -124,17 +151,22 @@ class CompactionSettings:
 class MemorySettings:
     """The ``memory`` section: whether memories are recalled, extracted and consolidated (dreaming), and how."""
 
+    # Memory files are read into the prompt and kept; off: no memory at all.
     enabled: bool = True
+    # Memories relevant to each prompt are recalled into it.
     recall: bool = True
     # The model picks recalled memories (heuristic fallback); off = heuristic only, no extra request.
     recall_model: bool = True
+    # Longest the model's pick of recalled memories may take before the heuristic one is used.
     recall_timeout: float = 30.0
     # The first request of a turn waits this long at most for the local (keyword) recall.
     recall_wait_seconds: float = 0.15
     # Embedding recall fused with BM25F: auto (when the embeddings extra is installed) | on | off.
     # Typed object: YAML reads an unquoted on / off as true / false (app/context/memory/semantic.py).
     semantic: object = "auto"
+    # After a turn, a background agent writes down what is worth remembering.
     extraction: bool = True
+    # Now and then, a background agent consolidates memories (merges, prunes duplicates).
     dream: bool = True
     # Headless runs exit right after the answer; background extraction would hold them up.
     headless_background: bool = False
@@ -154,6 +186,7 @@ class SuggestionSettings:
 class SkillsSettings:
     """The ``skills`` section: skills switched off by name, and drafting new ones from a long session."""
 
+    # Skill names that are never listed or loaded.
     disabled: list[str] = field(default_factory=list)
     # After 20 tool calls in a session, draft one reusable skill for you to keep or discard.
     auto_draft: bool = True
@@ -163,6 +196,7 @@ class SkillsSettings:
 class UISettings:
     """The ``ui`` section: the look of the app and how much of it stays on screen."""
 
+    # A Textual theme name.
     theme: str = "textual-dark"
     # Finished messages beyond this many are unmounted; the transcript stays in memory.
     max_mounted_messages: int = 40
@@ -197,6 +231,7 @@ class Settings:
     """Every setting after all layers are merged, plus what loading found out (sources, warnings, the project layer)."""
 
     model: ModelSettings = field(default_factory=ModelSettings)
+    # default | auto-edit | yolo | plan (AGENTCTX_APPROVAL_MODE; shift+tab cycles it).
     approval_mode: str = "default"
     permissions: PermissionSettings = field(default_factory=PermissionSettings)
     shell: ShellSettings = field(default_factory=ShellSettings)
@@ -208,9 +243,13 @@ class Settings:
     suggestions: SuggestionSettings = field(default_factory=SuggestionSettings)
     sessions: SessionSettings = field(default_factory=SessionSettings)
     mcp: McpSettings = field(default_factory=McpSettings)
+    # Text appended to the system prompt (--append-system-prompt).
     append_system_prompt: str = ""
+    # Action id -> key (F1 lists the ids); a clash is reported at start.
     keymap: dict[str, str] = field(default_factory=dict)
+    # Model requests one prompt may make (tool rounds included) before the turn stops.
     max_turns: int = 50
+    # The scripted local model of make demo, labelled DEMO everywhere.
     demo: bool = False
     # Hooks of every layer, each tagged with the file it came from (layers add up, they do not replace).
     hooks: list[dict[str, Any]] = field(default_factory=list, metadata={"internal": True})

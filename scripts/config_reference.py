@@ -82,7 +82,7 @@ def reference() -> str:
     env = {dotted: var for var, dotted in config.ENV_VARS.items()}
     top = config.Settings
     hints = typing.get_type_hints(top, vars(config))
-    sections = [(f.name, hints[f.name]) for f in dataclasses.fields(top) if dataclasses.is_dataclass(hints.get(f.name))]
+    sections = [(f.name, hints[f.name]) for f in dataclasses.fields(top) if dataclasses.is_dataclass(hints.get(f.name)) and not f.metadata.get("internal")]
     out += ["### Top level", "", "| Key | Type | Default | What it does |", "|---|---|---|---|", *_rows(top, ""), ""]
     for name, cls in sections:
         doc = (inspect.getdoc(cls) or "").strip()
