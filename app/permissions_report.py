@@ -28,7 +28,7 @@ def rules_report(settings: Settings, policy: PermissionPolicy, *, folder_trusted
     lines += [f"  {rule}    ← your answer in this session" for rule in policy.session_rules] or ["  (none)"]
     grants = getattr(policy, "grants", [])
     lines += ["", "Skill grants (while the skill is loaded, this turn)"]
-    lines += [f'  {rule}    ← the "{grant.skill}" skill ({grant.level.value}), read-only calls only unless yours or trusted' for grant in grants for rule in grant.rules] or ["  (none)"]
+    lines += [f'  {rule}    ← the "{grant.skill}" skill ({grant.level.value}), {_grant_scope(grant, folder_trusted)}' for grant in grants for rule in grant.rules] or ["  (none)"]
     lines += ["", "Added by the program"]
     if policy.extra_allow:
         tools = sorted({rule.tool for rule in policy.extra_allow})
@@ -46,3 +46,10 @@ def sandbox_line(mode: str) -> str:
     from app.core.tools.sandbox import sandbox_status
 
     return f"{sandbox_status().describe()} (shell.sandbox: {mode})"
+
+
+def _grant_scope(grant: object, folder_trusted: bool) -> str:
+    """What the grant really covers, so the listing is true to what is applied."""
+    if getattr(getattr(grant, "level", None), "value", None) == "project" and not folder_trusted:
+        return "grants nothing: the folder is not trusted"
+    return "read-only commands, and writes inside the project"

@@ -84,7 +84,7 @@ def printable(text: str) -> str:
 
 
 def grant_lines(skills: Iterable[Any]) -> list[str]:
-    """Project skills whose ``allowedTools`` would run tools without asking (only read-only ones when untrusted)."""
+    """Project skills whose ``allowedTools`` would run tools without asking once the folder is trusted (none before)."""
     lines = []
     for skill in skills:
         if getattr(getattr(skill, "level", None), "value", None) == "project" and skill.allowed_tools:

@@ -180,7 +180,40 @@ def test_a_project_skill_cannot_grant_a_command_that_writes(fake_llm: FakeOpenAI
     assert result.returncode == 0, result.stderr
     calls = {c["id"]: c for c in json.loads(result.stdout)["tool_calls"]}
     assert not (repo / "pwned").exists() and calls["c1"]["status"] == "rejected"
-    assert calls["c2"]["status"] == "ok", "a read-only command is still granted"
+    # Untrusted, the skill grants nothing, not even a read-only command; trusted, the read-only one is granted.
+    assert calls["c2"]["status"] == ("ok" if trusted else "rejected")
     assert (len(_notices(result.stderr)) == 1) is (not trusted)
     if not trusted:
         assert "tool grants of the project skill 'setup'" in _notices(result.stderr)[0]
+
+
+SHELL_SKILL = """---
+name: survey
+description: Looks around the repository.
+allowedTools: [run_shell_command]
+---
+List the files.
+"""
+
+
+def test_an_untrusted_project_skill_cannot_run_even_a_read_only_command(fake_llm: FakeOpenAIServer, repo: Path) -> None:
+    """Were a read-only grant kept, every miss of the shell analysis would run unasked: the command must ask."""
+    skill = repo / ".qwen" / "skills" / "survey" / "SKILL.md"
+    skill.parent.mkdir(parents=True)
+    skill.write_text(SHELL_SKILL, encoding="utf-8")
+    (repo / "MARKER-listing-ran.txt").write_text("x", encoding="utf-8")
+    fake_llm.push(
+        Reply.tool_calls([("s1", "skill", {"skill": "survey"})]),
+        Reply.tool_calls([("c1", "run_shell_command", {"command": "ls"})]),
+        Reply.text("done"),
+    )
+    result = agentctx(["-p", "look around", "--output-format", "json"], repo)
+    assert result.returncode == 0, result.stderr
+    calls = {c["id"]: c for c in json.loads(result.stdout)["tool_calls"]}
+    assert calls["c1"]["status"] == "rejected", "asked (no one to ask headless), not run"
+    answer = [m for r in fake_llm.requests for m in r.body["messages"] if m.get("role") == "tool" and m.get("tool_call_id") == "c1"]
+    sent = json.dumps(answer)
+    assert answer and "MARKER-listing-ran" not in sent, "the listing never ran, so its output never reached the model"
+    assert "needs approval" in sent, "the model is told it asked"
+    notice = _notices(result.stderr)
+    assert len(notice) == 1 and "tool grants of the project skill 'survey'" in notice[0], "stderr says the grant was ignored"

@@ -12,11 +12,12 @@ plan mode and whatever the policy asks about in every mode (protected paths)
 still win. And a grant is checked per call, not per rule, because a rule such as
 ``run_shell_command(git log *)`` also matches ``git log --output=FILE``:
 
+- a project skill in a folder the user has not trusted grants nothing at all, not
+  even read-only commands: it is text a repository brought, and a read-only grant
+  would let every miss of the shell analysis run unasked;
 - a shell command is granted only when it is in the read-only class
   (:func:`read_only_refusal`), whoever wrote the skill;
-- a write is granted only inside the project, and only for the user's own skills
-  (user level, or bundled with the program) or in a folder the user trusts, since a
-  project skill is text a repository brought.
+- a write is granted only inside the project.
 
 A grant that matched but was refused says so in the ask reason (the approval dialog
 shows it), so the person knows why the skill's tool still asks.
@@ -37,6 +38,8 @@ from app.core.tools.permissions import ApprovalMode, PermissionDecision, Permiss
 GRANT_REFUSED = "allowedTools grant refused"
 # Opens the reason of a call a grant allowed.
 GRANTED = "allowed by the"
+# Why a project skill's grant does nothing in a folder that is not trusted.
+UNTRUSTED_GRANT = "a project skill in an untrusted folder grants nothing ('agentctx-tui trust' lifts this)"
 
 
 @dataclass(frozen=True)
@@ -101,6 +104,8 @@ class SkillGrantPolicy(PermissionPolicy):
         return None
 
     def _refusal(self, grant: SkillGrant, tool: Tool, args: dict[str, Any]) -> str | None:
+        if grant.level is SkillLevel.PROJECT and not self.folder_trusted:
+            return UNTRUSTED_GRANT
         if tool.kind is ToolKind.EXECUTE:
             from app.core.tools.shell_readonly import read_only_refusal  # the bash grammar: with the first command
 
@@ -114,8 +119,6 @@ class SkillGrantPolicy(PermissionPolicy):
                 if not status.available:
                     return f"a granted command runs unasked only in a sandbox, and {status.describe()}"
             return None
-        if grant.level is SkillLevel.PROJECT and not self.folder_trusted:
-            return "a project skill in an untrusted folder may grant only read-only tools ('agentctx-tui trust' lifts this)"
         if not _inside(tool.subject(args), self.root):
             return "a grant never covers a write outside the project"
         return None

@@ -50,7 +50,7 @@ def test_a_grant_never_covers_a_command_that_writes(tmp_path: Path) -> None:
     assert policy.decide(SHELL, {"command": "git log --oneline -5"})[0] is ALLOW
 
 
-def test_a_project_skill_grants_only_read_only_tools_in_an_untrusted_folder(tmp_path: Path) -> None:
+def test_a_project_skill_grants_nothing_in_an_untrusted_folder(tmp_path: Path) -> None:
     tools = ("run_shell_command", "write_file", "edit(src/**)")
     untrusted = SkillGrantPolicy(root=tmp_path)
     grant_allowed_tools(untrusted, _invocation(SkillLevel.PROJECT, tools, tmp_path, "deploy"))
@@ -58,10 +58,12 @@ def test_a_project_skill_grants_only_read_only_tools_in_an_untrusted_folder(tmp_
     assert decision is ASK and GRANT_REFUSED in reason and "untrusted folder" in reason
     assert untrusted.decide(TOOLS.get("write_file"), {"path": "a.txt", "content": "x"})[0] is ASK
     assert untrusted.decide(SHELL, {"command": "touch pwned"})[0] is ASK
-    assert untrusted.decide(SHELL, {"command": "git status"})[0] is ALLOW, "read-only commands are still granted"
+    decision, reason = untrusted.decide(SHELL, {"command": "git status"})
+    assert decision is ASK and "grants nothing" in reason, "not even a read-only command: a parser miss would run unasked"
     trusted = SkillGrantPolicy(root=tmp_path, folder_trusted=True)
     grant_allowed_tools(trusted, _invocation(SkillLevel.PROJECT, tools, tmp_path, "deploy"))
     assert trusted.decide(EDIT, _edit("src/a.py"))[0] is ALLOW
+    assert trusted.decide(SHELL, {"command": "git status"})[0] is ALLOW, "trusted, a read-only command is granted"
     assert trusted.decide(SHELL, {"command": "touch pwned"})[0] is ASK, "not read-only, even when trusted"
 
 
