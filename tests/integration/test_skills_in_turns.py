@@ -82,6 +82,9 @@ async def test_reading_a_matching_file_activates_the_skill_for_the_next_request(
 
 
 async def test_invoking_a_skill_loads_it_and_grants_its_tools_for_the_turn_only(fake_llm: FakeOpenAIServer, repo: Path) -> None:
+    from app.trust import FolderTrust
+
+    FolderTrust(Paths.for_cwd(repo).config_dir).remember(repo, True)  # a project skill grants only in a trusted folder
     runtime = build_runtime(_settings(fake_llm), Paths.for_cwd(repo))
     assert runtime.agent is not None
     fake_llm.push(

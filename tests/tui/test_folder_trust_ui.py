@@ -189,7 +189,7 @@ async def test_the_approval_dialog_says_when_a_skill_grant_was_refused(fake_llm:
         await send(pilot, "set it up", wait=False)
         await wait_until(pilot, lambda: isinstance(app.screen, ApprovalScreen), what="approval")
         note = app.screen.grant_note
-        assert '"setup" (run_shell_command)' in note and "read-only" in note
+        assert '"setup" (run_shell_command)' in note and "grants nothing" in note
         await pilot.press("n")
         await wait_until(pilot, lambda: not isinstance(app.screen, ApprovalScreen), what="rejected")
     assert not (workspace / "pwned").exists()
